@@ -1,0 +1,195 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// DecisionKind is the "decision" tag of a generic Decision.
+type DecisionKind string
+
+// The generic decision kinds.
+const (
+	DecisionAllow    DecisionKind = "allow"
+	DecisionBlock    DecisionKind = "block"
+	DecisionModify   DecisionKind = "modify"
+	DecisionDefer    DecisionKind = "defer"
+	DecisionEscalate DecisionKind = "escalate"
+)
+
+// Decision is the generic answer to pre_action, pre_prompt and every item of
+// a batch. Which fields are written depends on Kind:
+//
+//	allow    modified_payload?, metadata?
+//	block    reason, metadata?
+//	modify   modified_payload, metadata?
+//	defer    retry_after_ms, reason?
+//	escalate reason, escalation_target?
+type Decision struct {
+	Kind             DecisionKind
+	ModifiedPayload  json.RawMessage
+	Reason           string
+	Metadata         json.RawMessage
+	RetryAfterMs     uint64
+	EscalationTarget string
+}
+
+// Allow returns an allow decision.
+func Allow() Decision { return Decision{Kind: DecisionAllow} }
+
+// Block returns a block decision with a reason.
+func Block(reason string) Decision { return Decision{Kind: DecisionBlock, Reason: reason} }
+
+// Modify returns a modify decision carrying the payload to use instead.
+func Modify(payload json.RawMessage) Decision {
+	return Decision{Kind: DecisionModify, ModifiedPayload: payload}
+}
+
+// Defer returns a defer decision asking the agent to retry later.
+func Defer(retryAfterMs uint64, reason string) Decision {
+	return Decision{Kind: DecisionDefer, RetryAfterMs: retryAfterMs, Reason: reason}
+}
+
+// Escalate returns an escalate decision.
+func Escalate(reason, target string) Decision {
+	return Decision{Kind: DecisionEscalate, Reason: reason, EscalationTarget: target}
+}
+
+// Allowed reports whether the agent may go ahead (allow or modify).
+func (d Decision) Allowed() bool { return d.Kind == DecisionAllow || d.Kind == DecisionModify }
+
+// MarshalJSON writes exactly the fields of d's kind.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	return d.AppendJSON(make([]byte, 0, 64))
+}
+
+// AppendJSON appends d's JSON encoding to b.
+func (d Decision) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"decision":"`...)
+	switch d.Kind {
+	case DecisionAllow, DecisionModify:
+		b = append(b, d.Kind...)
+		b = append(b, '"')
+		if d.Kind == DecisionModify || len(d.ModifiedPayload) > 0 {
+			mp := d.ModifiedPayload
+			if len(mp) == 0 {
+				mp = json.RawMessage("null")
+			}
+			b = append(b, `,"modified_payload":`...)
+			b = append(b, mp...)
+		}
+		b = appendRawField(b, "metadata", d.Metadata)
+	case DecisionBlock:
+		b = append(b, `block","reason":`...)
+		b = appendString(b, d.Reason)
+		b = appendRawField(b, "metadata", d.Metadata)
+	case DecisionDefer:
+		b = append(b, `defer","retry_after_ms":`...)
+		b = strconv.AppendUint(b, d.RetryAfterMs, 10)
+		if d.Reason != "" {
+			b = append(b, `,"reason":`...)
+			b = appendString(b, d.Reason)
+		}
+	case DecisionEscalate:
+		b = append(b, `escalate","reason":`...)
+		b = appendString(b, d.Reason)
+		if d.EscalationTarget != "" {
+			b = append(b, `,"escalation_target":`...)
+			b = appendString(b, d.EscalationTarget)
+		}
+	default:
+		return nil, fmt.Errorf("decision: unknown kind %q", d.Kind)
+	}
+	return append(b, '}'), nil
+}
+
+type decisionWire struct {
+	Decision         DecisionKind    `json:"decision"`
+	ModifiedPayload  json.RawMessage `json:"modified_payload"`
+	Reason           *string         `json:"reason"`
+	Metadata         json.RawMessage `json:"metadata"`
+	RetryAfterMs     *uint64         `json:"retry_after_ms"`
+	EscalationTarget *string         `json:"escalation_target"`
+}
+
+// UnmarshalJSON reads any generic decision and checks that the fields its
+// kind requires are there.
+func (d *Decision) UnmarshalJSON(b []byte) error {
+	var w decisionWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	out := Decision{Kind: w.Decision, ModifiedPayload: nullToNil(w.ModifiedPayload), Metadata: nullToNil(w.Metadata)}
+	if w.Reason != nil {
+		out.Reason = *w.Reason
+	}
+	if w.EscalationTarget != nil {
+		out.EscalationTarget = *w.EscalationTarget
+	}
+	switch w.Decision {
+	case DecisionAllow:
+	case DecisionBlock, DecisionEscalate:
+		if w.Reason == nil {
+			return fmt.Errorf("%s decision: missing field reason", w.Decision)
+		}
+	case DecisionModify:
+		if w.ModifiedPayload == nil {
+			return fmt.Errorf("modify decision: missing field modified_payload")
+		}
+		out.ModifiedPayload = w.ModifiedPayload
+	case DecisionDefer:
+		if w.RetryAfterMs == nil {
+			return fmt.Errorf("defer decision: missing field retry_after_ms")
+		}
+		out.RetryAfterMs = *w.RetryAfterMs
+	case "":
+		return fmt.Errorf("decision: missing field decision")
+	default:
+		return fmt.Errorf("decision: unknown variant %q", w.Decision)
+	}
+	*d = out
+	return nil
+}
+
+// nullToNil maps an absent or null raw value to nil.
+func nullToNil(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 || string(r) == "null" {
+		return nil
+	}
+	return r
+}
+
+func appendRawField(b []byte, name string, v json.RawMessage) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return append(b, v...)
+}
+
+// appendString appends s as a JSON string. Plain ASCII takes a fast path;
+// anything else goes through encoding/json's escaping.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+			return appendStringSlow(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendStringSlow escapes s as serde_json does: no HTML escaping.
+func appendStringSlow(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
+}
