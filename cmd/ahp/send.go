@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahp-go/ahp/client"
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// Exit codes of ahp send.
+const (
+	exitAllow = 0 // allow or modify (and any typed decision that lets the agent go on)
+	exitFail = 1 // the event could not be sent or answered
+	exitBlock = 2 // block (and typed refusals: block, reject, skip)
+	exitLater = 3 // defer or escalate: not now, ask again or ask a human
+)
+
+type sendOptions struct {
+	connect  string
+	session  string
+	agent    string
+	depth    uint32
+	timeout  time.Duration
+	metadata string
+	dial     transport.DialOptions
+}
+
+func init() { register(newSendCmd) }
+
+func newSendCmd() *cobra.Command {
+	o := &sendOptions{}
+	cmd := &cobra.Command{
+		Use:   "send --connect ADDRESS EVENT_TYPE PAYLOAD_JSON",
+		Short: "Send one event to a harness and print its decision",
+		Long: `Send one event to a harness and print the decision as JSON on stdout.
+
+ahp send connects, performs the handshake, sends the event and exits.
+Fire-and-forget event types (post_action, session_start, ...) are sent as
+notifications and print nothing.
+
+Addresses:
+  stdio:'PROGRAM ARGS'   start the harness program and talk over its stdin/stdout
+  unix:PATH              a harness listening on a Unix socket
+
+Exit codes:
+  0  allow or modify (typed events: any answer that lets the agent go on)
+  1  error: the event could not be sent or was refused as invalid
+  2  block (typed events: block, reject, skip)
+  3  defer or escalate (typed events: idle defer, confirmation escalate)`,
+		Example: `  ahp send --connect unix:./ahp.sock pre_action '{"tool_name":"bash","arguments":{"command":"rm -rf /"}}'
+  ahp send --connect 'stdio:ahp serve --listen stdio' pre_prompt '{"prompt":"hello"}'
+  ahp send --connect unix:./ahp.sock intent_detection '{"session_id":"s","prompt":"where is main.go","workspace":"."}'`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSend(cmd, o, args[0], args[1])
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "harness address (or $AHP_CONNECT)")
+	f.StringVar(&o.session, "session", "ahp-send", "session_id of the event")
+	f.StringVar(&o.agent, "agent", "ahp-send", "agent_id of the event")
+	f.Uint32Var(&o.depth, "depth", 0, "depth of the event (0 for a top-level agent)")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long to wait for the harness")
+	f.StringVar(&o.metadata, "metadata", "", "metadata object (JSON) to attach to the event")
+	addDialFlags(f, &o.dial)
+	return cmd
+}
+
+func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
+	if o.connect == "" {
+		return exitWith(exitFail, "--connect is required (or set AHP_CONNECT)")
+	}
+	t := protocol.EventType(typ)
+	if !t.Known() {
+		return exitWith(exitFail, fmt.Sprintf("unknown event type %q", typ))
+	}
+	if t == protocol.EventHandshake || t == protocol.EventQuery {
+		return exitWith(exitFail, fmt.Sprintf("%s is not sent as an event", typ))
+	}
+	if !json.Valid([]byte(payload)) {
+		return exitWith(exitFail, "PAYLOAD_JSON is not valid JSON")
+	}
+	if err := finishDialFlags(&o.dial); err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
+	defer cancel()
+	o.dial.Timeout = o.timeout
+	c, err := client.Dial(ctx, o.connect, o.dial, client.Options{
+		Timeout: o.timeout, FailMode: client.FailError,
+		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
+	})
+	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	defer c.Close()
+	if _, err := c.Handshake(ctx); err != nil {
+		return exitWith(exitFail, "handshake: "+err.Error())
+	}
+	ev, err := c.NewEvent(t, json.RawMessage(payload))
+	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	ev.Depth = o.depth
+	if o.metadata != "" {
+		if !json.Valid([]byte(o.metadata)) {
+			return exitWith(exitFail, "--metadata is not valid JSON")
+		}
+		ev.Metadata = json.RawMessage(o.metadata)
+	}
+	out := cmd.OutOrStdout()
+	if !t.Blocking() {
+		if err := c.NotifyEvent(ctx, ev); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+		// Ping so that the notification has left before we close.
+		if err := c.Ping(ctx); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "ahp: notification sent")
+		return nil
+	}
+	if t.Typed() {
+		var raw json.RawMessage
+		if err := c.SendTyped(ctx, ev, &raw); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+		fmt.Fprintln(out, string(raw))
+		return typedExit(raw)
+	}
+	d, err := c.SendEvent(ctx, ev)
+	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	b, _ := json.Marshal(d)
+	fmt.Fprintln(out, string(b))
+	switch d.Kind {
+	case protocol.DecisionBlock:
+		return exitWith(exitBlock, "")
+	case protocol.DecisionDefer, protocol.DecisionEscalate:
+		return exitWith(exitLater, "")
+	}
+	return nil
+}
+
+// typedExit maps a typed decision to an exit code by its tag.
+func typedExit(raw json.RawMessage) error {
+	var tag struct {
+		Decision string `json:"decision"`
+	}
+	_ = json.Unmarshal(raw, &tag)
+	switch tag.Decision {
+	case "block", "reject", "skip":
+		return exitWith(exitBlock, "")
+	case "defer", "escalate":
+		return exitWith(exitLater, "")
+	}
+	return nil
+}

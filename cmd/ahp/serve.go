@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahp-go/ahp/server"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// serveEnv is what a listener needs to serve the harness.
+type serveEnv struct {
+	srv  *server.Server
+	log  *slog.Logger
+	opts *serveOptions
+}
+
+// listenFunc serves srv on target until ctx is done. ready is called once
+// the listener accepts connections, with a line telling users how to
+// connect.
+type listenFunc func(ctx context.Context, env *serveEnv, scheme, target string, ready func(hint string)) error
+
+var (
+	listenMu      sync.Mutex
+	listenSchemes = map[string]listenFunc{}
+)
+
+// registerListen makes `ahp serve --listen SCHEME:...` available.
+func registerListen(scheme string, f listenFunc) {
+	listenMu.Lock()
+	defer listenMu.Unlock()
+	listenSchemes[scheme] = f
+}
+
+func knownListenSchemes() []string {
+	listenMu.Lock()
+	defer listenMu.Unlock()
+	out := []string{"stdio"}
+	for s := range listenSchemes {
+		out = append(out, s)
+	}
+	sort.Strings(out[1:])
+	return out
+}
+
+// serveOptions are the flags of ahp serve.
+type serveOptions struct {
+	listen          []string
+	maxMessageBytes int
+	maxInFlight     int
+	maxDepth        uint32
+	batchSize       int
+	timeoutMs       uint64
+}
+
+func init() {
+	register(newServeCmd)
+	registerListen("unix", serveUnix)
+}
+
+const defaultSocket = "ahp.sock"
+
+func newServeCmd() *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a harness that decides the events agents send",
+		Long: `Run a harness.
+
+Agents connect, perform the AHP handshake and send events; the harness
+answers each blocking event with a decision. Listen addresses:
+
+  stdio            read requests on stdin, answer on stdout (one agent)
+  unix:PATH        a Unix socket (mode 0600), many agents
+
+With no --listen, the harness listens on the Unix socket ./` + defaultSocket + `
+and prints how to connect. Logs go to stderr.
+
+Until a policy is configured, the built-in baseline decides: pre_action
+events whose arguments.command is a destructive shell command (recursive
+delete of / or ~, dd if=, mkfs, writes to /dev/sd*, a fork bomb, curl|sh,
+wget|sh) are blocked; everything else is allowed; intent_detection is
+answered by a keyword classifier.`,
+		Example: `  ahp serve
+  ahp serve --listen unix:/run/ahp/ahp.sock
+  ahp send --connect 'stdio:ahp serve --listen stdio' pre_action '{"tool_name":"bash","arguments":{"command":"ls"}}'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.listen, "listen", nil, "address to listen on, repeatable: "+strings.Join(knownListenSchemes(), ", ")+" (default unix:./"+defaultSocket+")")
+	f.IntVar(&o.maxMessageBytes, "max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted from an agent")
+	f.IntVar(&o.maxInFlight, "max-in-flight", 256, "concurrent requests per connection")
+	f.Uint32Var(&o.maxDepth, "max-depth", 10, "deepest sub-agent event accepted (announced as max_depth)")
+	f.IntVar(&o.batchSize, "batch-size", 100, "most events in one batch (announced as batch_size)")
+	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, o *serveOptions) error {
+	log, err := newLogger()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	h, closeHarness, err := buildHarness(ctx, log, o)
+	if err != nil {
+		return err
+	}
+	defer closeHarness()
+	srv := server.New(h, server.Options{
+		Name: "ahp", Version: buildVersion(),
+		TimeoutMs: o.timeoutMs, BatchSize: o.batchSize, MaxDepth: o.maxDepth,
+		MaxMessageBytes: o.maxMessageBytes, MaxInFlight: o.maxInFlight, Logger: log,
+	})
+	env := &serveEnv{srv: srv, log: log, opts: o}
+
+	listens := o.listen
+	if len(listens) == 0 {
+		listens = []string{"unix:" + defaultSocket}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(listens))
+	var wg sync.WaitGroup
+	for _, addr := range listens {
+		scheme, target, _ := strings.Cut(addr, ":")
+		if addr == "stdio" {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				log.Debug("serving on stdio")
+				err := srv.ServeConn(ctx, transport.Stdio(os.Stdin, os.Stdout, o.maxMessageBytes))
+				// stdin closed: the agent is gone, so the harness ends.
+				cancel()
+				errc <- err
+			}()
+			continue
+		}
+		listenMu.Lock()
+		f := listenSchemes[scheme]
+		listenMu.Unlock()
+		if f == nil {
+			return fmt.Errorf("--listen %q: unknown scheme (want one of %s)", addr, strings.Join(knownListenSchemes(), ", "))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := f(ctx, env, scheme, target, func(hint string) {
+				log.Info("listening", "address", addr)
+				if hint != "" {
+					fmt.Fprintln(os.Stderr, hint)
+				}
+			})
+			if err != nil {
+				cancel()
+			}
+			errc <- err
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	var errs []error
+	for err := range errc {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// serveUnix serves on a Unix socket.
+func serveUnix(ctx context.Context, env *serveEnv, _, target string, ready func(string)) error {
+	if target == "" {
+		return errors.New("--listen unix: needs a path, as in unix:/run/ahp.sock")
+	}
+	l, err := transport.ListenUnix(target, env.opts.maxMessageBytes)
+	if err != nil {
+		return err
+	}
+	shown := target
+	if !filepath.IsAbs(shown) && !strings.HasPrefix(shown, ".") {
+		shown = "./" + shown
+	}
+	ready(fmt.Sprintf("ahp: harness listening on unix:%s\nahp: try: ahp send --connect unix:%s pre_action '{\"tool_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}'", shown, shown))
+	return env.srv.Serve(ctx, l)
+}

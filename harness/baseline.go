@@ -1,0 +1,101 @@
+// Package harness turns the protocol server into the ahp product: it
+// decides events with policies, records them, and answers the typed harness
+// points. This file holds the built-in baseline that decides when no policy
+// engine is configured.
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"regexp"
+
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/server"
+)
+
+// ShellPattern is one destructive shell command the baseline blocks.
+type ShellPattern struct {
+	Name string
+	Re   *regexp.Regexp
+}
+
+// DestructiveShell lists the shell commands the baseline blocks.
+var DestructiveShell = []ShellPattern{
+	{"recursive delete of / or ~", regexp.MustCompile(`\brm\s+(-[a-zA-Z]*\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(\s+-[a-zA-Z-]+)*\s+(--\s+)?("|')?(/|~|\$HOME)/?\*?("|')?(\s|;|&|\||$)`)},
+	{"dd if=", regexp.MustCompile(`\bdd\s+.*\bif=`)},
+	{"mkfs", regexp.MustCompile(`\bmkfs(\.[a-z0-9]+)?\b`)},
+	{"write to /dev/sd*", regexp.MustCompile(`>\s*/dev/(sd[a-z]|nvme\d|hd[a-z]|xvd[a-z])`)},
+	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`)},
+	{"curl|sh", regexp.MustCompile(`\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`)},
+	{"wget|sh", regexp.MustCompile(`\bwget\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`)},
+}
+
+// MatchDestructive returns the name of the first destructive pattern that
+// command matches, or "".
+func MatchDestructive(command string) string {
+	for _, p := range DestructiveShell {
+		if p.Re.MatchString(command) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// Baseline is the handler `ahp serve` uses when no policy is configured:
+// it blocks pre_action events whose arguments.command is a destructive
+// shell command and allows everything else; typed events get the
+// server.BaseHandler defaults; notifications are logged at debug level.
+type Baseline struct {
+	server.BaseHandler
+	Log *slog.Logger
+}
+
+// HandleEvent blocks destructive shell commands.
+func (b *Baseline) HandleEvent(_ context.Context, ev *protocol.Event) (protocol.Decision, error) {
+	if ev.EventType != protocol.EventPreAction {
+		return protocol.Allow(), nil
+	}
+	if cmd := commandOf(ev.Payload); cmd != "" {
+		if name := MatchDestructive(cmd); name != "" {
+			return protocol.Block("destructive shell command blocked: " + name), nil
+		}
+	}
+	return protocol.Allow(), nil
+}
+
+// HandleNotification logs the event at debug level.
+func (b *Baseline) HandleNotification(_ context.Context, ev *protocol.Event) {
+	if b.Log != nil {
+		b.Log.Debug("event", "event_type", string(ev.EventType), "session_id", ev.SessionID, "agent_id", ev.AgentID)
+	}
+}
+
+// commandOf returns payload.arguments.command when it is a string.
+func commandOf(payload json.RawMessage) string {
+	var p struct {
+		Arguments struct {
+			Command json.RawMessage `json:"command"`
+		} `json:"arguments"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(p.Arguments.Command, &s) == nil {
+		return s
+	}
+	// Some agents send the command as an argv array.
+	var argv []string
+	if json.Unmarshal(p.Arguments.Command, &argv) == nil {
+		out := ""
+		for i, a := range argv {
+			if i > 0 {
+				out += " "
+			}
+			out += a
+		}
+		return out
+	}
+	return ""
+}

@@ -1,0 +1,112 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ahp-go/ahp/internal/jsonscan"
+)
+
+// DecodeEvent decodes an Event from b without copying: Payload and Metadata
+// alias b, so b must not change while e is in use. Errors name the field.
+// Unknown members are ignored, as the 2.4 implementation does.
+func DecodeEvent(b []byte, e *Event) error {
+	*e = Event{}
+	var seenType, seenSession, seenAgent, seenTS, seenDepth bool
+	err := jsonscan.Object(b, func(key, val []byte) error {
+		switch string(key) {
+		case "event_type":
+			s, ok := jsonscan.String(val)
+			if !ok {
+				return errors.New("event_type: expected a string")
+			}
+			t := internEventType(s)
+			if !t.Known() {
+				return fmt.Errorf("event_type: unknown event type %q", s)
+			}
+			e.EventType, seenType = t, true
+		case "session_id":
+			s, ok := jsonscan.String(val)
+			if !ok {
+				return errors.New("session_id: expected a string")
+			}
+			e.SessionID, seenSession = s, true
+		case "agent_id":
+			s, ok := jsonscan.String(val)
+			if !ok {
+				return errors.New("agent_id: expected a string")
+			}
+			e.AgentID, seenAgent = s, true
+		case "timestamp":
+			s, ok := jsonscan.String(val)
+			if !ok {
+				return errors.New("timestamp: expected a string")
+			}
+			e.Timestamp, seenTS = s, true
+		case "depth":
+			n, ok := jsonscan.Uint(val, math.MaxUint32)
+			if !ok {
+				return errors.New("depth: expected a non-negative integer")
+			}
+			e.Depth, seenDepth = uint32(n), true
+		case "payload":
+			e.Payload = val
+		case "context":
+			if string(val) == "null" {
+				return nil
+			}
+			e.Context = new(EventContext)
+			if err := json.Unmarshal(val, e.Context); err != nil {
+				return fmt.Errorf("context: %w", err)
+			}
+		case "metadata":
+			if string(val) != "null" {
+				e.Metadata = val
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, jsonscan.ErrNotObject):
+		return errors.New("event: expected a JSON object")
+	case err != nil:
+		return err
+	case !seenType:
+		return errors.New("missing field event_type")
+	case !seenSession:
+		return errors.New("missing field session_id")
+	case !seenAgent:
+		return errors.New("missing field agent_id")
+	case !seenTS:
+		return errors.New("missing field timestamp")
+	case !seenDepth:
+		return errors.New("missing field depth")
+	case e.Payload == nil:
+		return errors.New("missing field payload")
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes an event and checks its required fields.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	if err := DecodeEvent(b, e); err != nil {
+		return err
+	}
+	e.Payload = append(json.RawMessage(nil), e.Payload...)
+	if e.Metadata != nil {
+		e.Metadata = append(json.RawMessage(nil), e.Metadata...)
+	}
+	return nil
+}
+
+// internEventType maps s to the shared constant so decoding does not allocate.
+func internEventType(s string) EventType {
+	for _, t := range AllEventTypes {
+		if string(t) == s {
+			return t
+		}
+	}
+	return EventType(s)
+}

@@ -1,0 +1,206 @@
+// Package server dispatches AHP 2.4 messages to a Handler over any
+// transport. It enforces the server rules of the protocol (depth limit,
+// request vs notification, run contract validation, batch limits, error
+// codes) so that handlers see only well-formed events.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ahp-go/ahp/jsonrpc"
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// Options configure a Server. The zero value is usable: it announces the
+// 2.4 defaults.
+type Options struct {
+	Name         string   // harness name in the handshake ("ahp" when empty)
+	Version      string   // harness version in the handshake
+	Capabilities []string // announced capabilities (protocol.DefaultCapabilities when nil)
+
+	TimeoutMs uint64 // announced client timeout (protocol.DefaultTimeoutMs when 0)
+	BatchSize int    // most events in one batch (protocol.DefaultBatchSize when 0)
+	MaxDepth  uint32 // deepest allowed event (protocol.DefaultMaxDepth when 0)
+
+	MaxMessageBytes int           // largest message read (transport.DefaultMaxMessageBytes when 0)
+	MaxInFlight     int           // concurrent requests per connection (256 when 0)
+	HandlerTimeout  time.Duration // deadline for one handler call (none when 0)
+
+	Logger *slog.Logger // where refusals and failures are logged (discarded when nil)
+}
+
+// Server serves one Handler on any number of connections.
+type Server struct {
+	h       Handler
+	opts    Options
+	log     *slog.Logger
+	hsResp  protocol.HandshakeResponse
+	hsBytes []byte
+	rejObs  RejectionObserver
+	hsObs   HandshakeHandler
+
+	wg sync.WaitGroup
+}
+
+// New returns a Server for h.
+func New(h Handler, opts Options) *Server {
+	if opts.Name == "" {
+		opts.Name = "ahp"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Capabilities == nil {
+		opts.Capabilities = protocol.DefaultCapabilities
+	}
+	if opts.TimeoutMs == 0 {
+		opts.TimeoutMs = protocol.DefaultTimeoutMs
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = protocol.DefaultBatchSize
+	}
+	if opts.MaxDepth == 0 {
+		opts.MaxDepth = protocol.DefaultMaxDepth
+	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = transport.DefaultMaxMessageBytes
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 256
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{h: h, opts: opts, log: log}
+	s.rejObs, _ = h.(RejectionObserver)
+	s.hsObs, _ = h.(HandshakeHandler)
+	timeout, batch, depth := opts.TimeoutMs, uint64(opts.BatchSize), opts.MaxDepth
+	s.hsResp = protocol.HandshakeResponse{
+		ProtocolVersion: protocol.Version,
+		HarnessInfo:     protocol.HarnessInfo{Name: opts.Name, Version: opts.Version, Capabilities: opts.Capabilities},
+		Config:          &protocol.HarnessConfig{TimeoutMs: &timeout, BatchSize: &batch, MaxDepth: &depth},
+	}
+	s.hsBytes, _ = json.Marshal(s.hsResp)
+	return s
+}
+
+// Options returns the effective options (defaults filled in).
+func (s *Server) Options() Options { return s.opts }
+
+// Serve accepts connections from l and serves each until ctx is done or l
+// is closed. It closes l when ctx is done, then waits for the connections
+// it started to finish.
+func (s *Server) Serve(ctx context.Context, l transport.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		_ = l.Close()
+	}()
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		c, err := l.Accept(ctx)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, transport.ErrClosed) {
+				return nil
+			}
+			s.log.Warn("accept failed", "error", err)
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
+		}
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			if err := s.ServeConn(ctx, c); err != nil {
+				s.log.Debug("connection ended", "transport", c.Info().Transport, "error", err)
+			}
+		}()
+	}
+}
+
+// ServeConn serves one connection until the peer closes it or ctx is done,
+// then closes it. Requests are handled concurrently (at most MaxInFlight at
+// a time); notifications are handled in order, one after the other.
+// It returns nil when the peer closed the connection normally.
+func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
+	ctx, cancel := context.WithCancel(WithPeer(ctx, c.Info()))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+	defer stop()
+
+	sem := make(chan struct{}, s.opts.MaxInFlight)
+	var inflight sync.WaitGroup
+	defer func() {
+		inflight.Wait()
+		_ = c.Close()
+	}()
+	for {
+		msg, err := c.ReadMessage(ctx)
+		if err != nil {
+			var tl *transport.TooLargeError
+			if errors.As(err, &tl) {
+				s.log.Warn("message over the size limit refused", "transport", c.Info().Transport, "limit", tl.Limit)
+				_ = c.WriteMessage(ctx, tooLargeResponse(tl.Limit))
+				if tl.Skipped {
+					continue
+				}
+				return err
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, transport.ErrClosed) || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		m, derr := jsonrpc.Decode(msg)
+		if derr != nil {
+			_ = c.WriteMessage(ctx, decodeErrorResponse(derr))
+			continue
+		}
+		switch m.Kind {
+		case jsonrpc.KindNotification:
+			// Notifications run in order on this goroutine; problems with
+			// them are logged, because a notification gets no answer.
+			s.handleNotification(ctx, &m, msg)
+			continue
+		case jsonrpc.KindResponse:
+			s.log.Debug("unexpected response from the agent ignored")
+			continue
+		}
+		if m.Method == jsonrpc.MethodPing {
+			buf := s.handleRequest(ctx, &m, getBuf())
+			_ = c.WriteMessage(ctx, buf)
+			putBuf(buf)
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		inflight.Add(1)
+		go func() {
+			defer func() {
+				<-sem
+				inflight.Done()
+			}()
+			buf := s.handleRequest(ctx, &m, getBuf())
+			if err := c.WriteMessage(ctx, buf); err != nil {
+				s.log.Debug("write failed", "error", err)
+			}
+			putBuf(buf)
+		}()
+	}
+}
