@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/transport"
@@ -53,6 +54,10 @@ func knownListenSchemes() []string {
 	sort.Strings(out[1:])
 	return out
 }
+
+// serveFlagHooks add flags to ahp serve; files that add listeners keep
+// their flag values in variables of their own.
+var serveFlagHooks []func(*pflag.FlagSet)
 
 // serveOptions are the flags of ahp serve.
 type serveOptions struct {
@@ -107,6 +112,9 @@ answered by a keyword classifier.`,
 	f.Uint32Var(&o.maxDepth, "max-depth", 10, "deepest sub-agent event accepted (announced as max_depth)")
 	f.IntVar(&o.batchSize, "batch-size", 100, "most events in one batch (announced as batch_size)")
 	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
+	for _, add := range serveFlagHooks {
+		add(f)
+	}
 	return cmd
 }
 
