@@ -17,7 +17,7 @@ import (
 // Exit codes of ahp send.
 const (
 	exitAllow = 0 // allow or modify (and any typed decision that lets the agent go on)
-	exitFail = 1 // the event could not be sent or answered
+	exitFail  = 1 // the event could not be sent or answered
 	exitBlock = 2 // block (and typed refusals: block, reject, skip)
 	exitLater = 3 // defer or escalate: not now, ask again or ask a human
 )
