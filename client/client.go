@@ -130,10 +130,18 @@ func (c *Client) readLoop() {
 			return
 		}
 		m, err := jsonrpc.Decode(msg)
-		if err != nil || m.Kind != jsonrpc.KindResponse {
+		var de *jsonrpc.DecodeError
+		if err != nil && (!errors.As(err, &de) || de.ID == nil) {
+			continue // nothing tells which call this was for
+		}
+		if err == nil && m.Kind != jsonrpc.KindResponse {
 			continue // not a response: nothing waits for it
 		}
-		id, ok := parseID(m.ID)
+		rawID := m.ID
+		if de != nil {
+			rawID = de.ID
+		}
+		id, ok := parseID(rawID)
 		if !ok {
 			continue
 		}
@@ -145,6 +153,8 @@ func (c *Client) readLoop() {
 			continue // late answer to a call that timed out
 		}
 		switch {
+		case de != nil:
+			ch <- response{err: fmt.Errorf("client: invalid response: %s", de.Msg)}
 		case m.Error != nil:
 			ch <- response{err: m.Error}
 		case m.Result == nil:

@@ -1,0 +1,84 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestObject(t *testing.T) {
+	in := ` { "a" : 1 , "b":"x\"}y", "c":{"d":[1,"]",{"e":"{"}]}, "k\u0065y":null, "t":true } `
+	var keys, vals []string
+	err := Object([]byte(in), func(k, v []byte) error {
+		keys = append(keys, string(k))
+		vals = append(vals, string(v))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantK := []string{"a", "b", "c", "key", "t"}
+	wantV := []string{"1", `"x\"}y"`, `{"d":[1,"]",{"e":"{"}]}`, "null", "true"}
+	for i := range wantK {
+		if keys[i] != wantK[i] || vals[i] != wantV[i] {
+			t.Fatalf("member %d: %q=%q", i, keys[i], vals[i])
+		}
+	}
+	if err := Object([]byte(`[1]`), func(k, v []byte) error { return nil }); err != ErrNotObject {
+		t.Fatalf("array: %v", err)
+	}
+	if err := Object([]byte(`{}`), func(k, v []byte) error { t.Fatal("called"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestString(t *testing.T) {
+	for _, s := range []string{"plain", "quote\"back\\slash", "tab\tnl\n", "é ü 中", "emoji 😀", "</script>", "\u2028"} {
+		b, _ := json.Marshal(s)
+		got, ok := String(b)
+		if !ok || got != s {
+			t.Errorf("String(%s) = %q", b, got)
+		}
+		if !Equal(b, s) {
+			t.Errorf("Equal(%s, %q) false", b, s)
+		}
+	}
+	if got, ok := String([]byte(`"\ud83d\ude00 \/"`)); !ok || got != "😀 /" {
+		t.Errorf("surrogates: %q", got)
+	}
+	if _, ok := String([]byte(`12`)); ok {
+		t.Error("number accepted as string")
+	}
+}
+
+func TestUint(t *testing.T) {
+	if n, ok := Uint([]byte("42"), 100); !ok || n != 42 {
+		t.Fatal(n, ok)
+	}
+	for _, bad := range []string{"-1", "1.5", "1e3", "101", `"1"`, ""} {
+		if _, ok := Uint([]byte(bad), 100); ok {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func FuzzObject(f *testing.F) {
+	f.Add([]byte(`{"a":{"b":[1,2,"c"]},"d":"e"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var want map[string]json.RawMessage
+		isObj := json.Unmarshal(b, &want) == nil && want != nil
+		n := 0
+		err := Object(b, func(k, v []byte) error {
+			n++
+			if !json.Valid(v) {
+				t.Fatalf("invalid value %q", v)
+			}
+			return nil
+		})
+		if isObj && err != nil {
+			t.Fatalf("valid object refused: %v", err)
+		}
+	})
+}
