@@ -1,0 +1,192 @@
+package descriptor
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Registry tells which tool targets the host application can execute. The
+// descriptor's tools section maps each logical tool id to a target; a
+// registry binds targets to implementations.
+type Registry interface {
+	// HasTarget reports whether target is bound to an implementation.
+	HasTarget(target string) bool
+}
+
+// Targets is a Registry holding a plain set of bound target names.
+type Targets map[string]struct{}
+
+// NewTargets returns a Targets holding names.
+func NewTargets(names ...string) Targets {
+	t := make(Targets, len(names))
+	for _, n := range names {
+		t[n] = struct{}{}
+	}
+	return t
+}
+
+// HasTarget reports whether name is in the set.
+func (t Targets) HasTarget(name string) bool {
+	_, ok := t[name]
+	return ok
+}
+
+// Validate checks that every tool an agent declares is bound in reg, and
+// returns an *Error listing each agent tool whose target is missing. Load
+// and Parse have already checked everything that does not depend on a
+// registry (entry agent, tool ids, handoffs, placeholders, where gates); a
+// nil reg therefore makes Validate return nil. An empty, non-nil registry
+// binds nothing.
+func (d *Descriptor) Validate(reg Registry) error {
+	if reg == nil {
+		return nil
+	}
+	ps := &problems{}
+	for _, id := range d.agentIDs {
+		a := d.agents[id]
+		for i, tool := range a.tools {
+			target := d.tools[tool]
+			if !reg.HasTarget(target) {
+				ps.add(agentWhere(id, fmt.Sprintf("tools[%d]", i)), "tool %q: target %q is not bound in the registry", tool, target)
+			}
+		}
+	}
+	return ps.err(d.source)
+}
+
+// check runs the checks that relate parts of the descriptor to each other:
+// the entry agent, tool ids, handoffs, instruction placeholders, where
+// gates and context defaults.
+func (d *Descriptor) check(ps *problems) {
+	if d.entry != "" && len(d.declared) > 0 {
+		if !d.declared[d.entry] {
+			ps.add("runtime.entry_agent", "unknown agent %q", d.entry)
+		}
+	}
+	for _, id := range d.agentIDs {
+		a := d.agents[id]
+		for i, tool := range a.tools {
+			if _, ok := d.tools[tool]; tool != "" && !ok {
+				ps.add(agentWhere(id, fmt.Sprintf("tools[%d]", i)), "unknown tool %q (declare it under tools)", tool)
+			}
+		}
+		for i, h := range a.handoffs {
+			if h != "" && !d.declared[h] {
+				ps.add(agentWhere(id, fmt.Sprintf("handoffs[%d]", i)), "unknown agent %q", h)
+			}
+		}
+	}
+	for _, name := range sortedKeysString(d.catalog) {
+		t, errs := compileTemplate(d.catalog[name])
+		where := fmt.Sprintf("instruction_parts %q", name)
+		for _, err := range errs {
+			ps.addErr(where, err)
+		}
+		d.checkPlaceholders(t, where, ps)
+	}
+	if d.defaults.instr != nil {
+		d.compile(d.defaults.instr, ps)
+	}
+	for _, id := range d.agentIDs {
+		if a := d.agents[id]; a.ownInstr {
+			d.compile(a.instr, ps)
+		}
+	}
+	d.checkDefaults(ps)
+}
+
+// compile compiles each part of instr, reporting refused or undeclared
+// placeholders and bad where gates. Parts copied from instruction_parts are
+// compiled but their placeholders were already reported for the catalog.
+func (d *Descriptor) compile(instr *instructions, ps *problems) {
+	for i := range instr.parts {
+		p := &instr.parts[i]
+		where := instr.owner + ": " + p.field
+		if p.origin != "" {
+			where += " (" + p.origin + ")"
+		}
+		t, errs := compileTemplate(p.text)
+		p.tmpl = t
+		if !p.fromRef {
+			for _, err := range errs {
+				ps.addErr(where, err)
+			}
+			d.checkPlaceholders(t, where, ps)
+		}
+		if p.where != "" {
+			d.checkGate(p.where, instr.owner+": "+p.field+".where.context", ps)
+		}
+	}
+}
+
+// checkPlaceholders reports placeholders whose path is not an exact
+// declared reference.
+func (d *Descriptor) checkPlaceholders(t template, where string, ps *problems) {
+	for _, path := range t.paths() {
+		if _, ok := d.refs[path]; !ok {
+			ps.add(where, "placeholder {{context.%s}}: %s", path, d.undeclared(path))
+		}
+	}
+}
+
+// checkGate reports a where gate whose path is not a declared reference
+// that may hold a boolean.
+func (d *Descriptor) checkGate(path, where string, ps *problems) {
+	if err := checkContextPath(path); err != nil {
+		ps.addErr(where, err)
+		return
+	}
+	r, ok := d.refs[path]
+	if !ok {
+		ps.add(where, "%s", d.undeclared(path))
+		return
+	}
+	if r.Type != "" && r.Type != "boolean" {
+		ps.add(where, "context path %q is declared with type %q, but a where gate needs a boolean", path, r.Type)
+	}
+}
+
+// undeclared explains that path is not declared, pointing out a declared
+// parent, since reference paths are exact.
+func (d *Descriptor) undeclared(path string) string {
+	msg := fmt.Sprintf("context path %q is not declared in context.references", path)
+	for p := parentPath(path); p != ""; p = parentPath(p) {
+		if _, ok := d.refs[p]; ok {
+			return msg + fmt.Sprintf(" (%q is, but reference paths are exact: a parent does not allow its children)", p)
+		}
+	}
+	return msg
+}
+
+// checkDefaults reports context field defaults that cannot be combined:
+// a default nested under a parent field whose default is not an object.
+func (d *Descriptor) checkDefaults(ps *problems) {
+	seen := map[string]any{}
+	for _, f := range d.fields { // sorted: a parent comes before its children
+		if !f.HasDefault {
+			continue
+		}
+		for p := parentPath(f.Path); p != ""; p = parentPath(p) {
+			if v, ok := seen[p]; ok {
+				if _, obj := v.(map[string]any); !obj {
+					ps.add(fmt.Sprintf("context.fields %q", f.Path), "its default cannot be placed under the default of %q, which is not an object", p)
+				}
+			}
+		}
+		seen[f.Path] = f.Default
+	}
+}
+
+// parentPath returns the dot path without its last segment, or "".
+func parentPath(p string) string {
+	i := strings.LastIndexByte(p, '.')
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// sortedKeysString returns the keys of m in byte order.
+func sortedKeysString(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
