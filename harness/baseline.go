@@ -9,6 +9,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"regexp"
+	"strings"
+
+	"github.com/ahp-go/ahp/internal/jsonscan"
 
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/server"
@@ -18,24 +21,27 @@ import (
 type ShellPattern struct {
 	Name string
 	Re   *regexp.Regexp
+	// Hint is a substring every match contains; commands without it skip
+	// the regular expression.
+	Hint string
 }
 
 // DestructiveShell lists the shell commands the baseline blocks.
 var DestructiveShell = []ShellPattern{
-	{"recursive delete of / or ~", regexp.MustCompile(`\brm\s+(-[a-zA-Z]*\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(\s+-[a-zA-Z-]+)*\s+(--\s+)?("|')?(/|~|\$HOME)/?\*?("|')?(\s|;|&|\||$)`)},
-	{"dd if=", regexp.MustCompile(`\bdd\s+.*\bif=`)},
-	{"mkfs", regexp.MustCompile(`\bmkfs(\.[a-z0-9]+)?\b`)},
-	{"write to /dev/sd*", regexp.MustCompile(`>\s*/dev/(sd[a-z]|nvme\d|hd[a-z]|xvd[a-z])`)},
-	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`)},
-	{"curl|sh", regexp.MustCompile(`\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`)},
-	{"wget|sh", regexp.MustCompile(`\bwget\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`)},
+	{"recursive delete of / or ~", regexp.MustCompile(`\brm\s+(-[a-zA-Z]*\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(\s+-[a-zA-Z-]+)*\s+(--\s+)?("|')?(/|~|\$HOME)/?\*?("|')?(\s|;|&|\||$)`), "rm"},
+	{"dd if=", regexp.MustCompile(`\bdd\s+.*\bif=`), "if="},
+	{"mkfs", regexp.MustCompile(`\bmkfs(\.[a-z0-9]+)?\b`), "mkfs"},
+	{"write to /dev/sd*", regexp.MustCompile(`>\s*/dev/(sd[a-z]|nvme\d|hd[a-z]|xvd[a-z])`), "/dev/"},
+	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`), ":"},
+	{"curl|sh", regexp.MustCompile(`\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`), "curl"},
+	{"wget|sh", regexp.MustCompile(`\bwget\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`), "wget"},
 }
 
 // MatchDestructive returns the name of the first destructive pattern that
 // command matches, or "".
 func MatchDestructive(command string) string {
 	for _, p := range DestructiveShell {
-		if p.Re.MatchString(command) {
+		if strings.Contains(command, p.Hint) && p.Re.MatchString(command) {
 			return p.Name
 		}
 	}
@@ -71,31 +77,32 @@ func (b *Baseline) HandleNotification(_ context.Context, ev *protocol.Event) {
 	}
 }
 
-// commandOf returns payload.arguments.command when it is a string.
+// commandOf returns payload.arguments.command when it is a string (or an
+// argv array, joined with spaces).
 func commandOf(payload json.RawMessage) string {
-	var p struct {
-		Arguments struct {
-			Command json.RawMessage `json:"command"`
-		} `json:"arguments"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
+	var args, cmd []byte
+	_ = jsonscan.Object(payload, func(k, v []byte) error {
+		if string(k) == "arguments" {
+			args = v
+		}
+		return nil
+	})
+	if args == nil {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(p.Arguments.Command, &s) == nil {
+	_ = jsonscan.ObjectValid(args, func(k, v []byte) error {
+		if string(k) == "command" {
+			cmd = v
+		}
+		return nil
+	})
+	if s, ok := jsonscan.String(cmd); ok {
 		return s
 	}
 	// Some agents send the command as an argv array.
 	var argv []string
-	if json.Unmarshal(p.Arguments.Command, &argv) == nil {
-		out := ""
-		for i, a := range argv {
-			if i > 0 {
-				out += " "
-			}
-			out += a
-		}
-		return out
+	if jsonscan.Kind(cmd) == '[' && json.Unmarshal(cmd, &argv) == nil {
+		return strings.Join(argv, " ")
 	}
 	return ""
 }

@@ -24,3 +24,20 @@ func TestMatchDestructive(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandOf(t *testing.T) {
+	cases := map[string]string{
+		`{"tool_name":"bash","arguments":{"command":"rm -rf /"}}`: "rm -rf /",
+		`{"arguments":{"command":["rm","-rf","/"]}}`:              "rm -rf /",
+		`{"arguments":{"command":"a\"b"}}`:                        `a"b`,
+		`{"arguments":{"path":"/x"}}`:                             "",
+		`{"arguments":"rm -rf /"}`:                                "",
+		`{"arguments":{"command":12}}`:                            "",
+		`not json`:                                                "",
+	}
+	for in, want := range cases {
+		if got := commandOf([]byte(in)); got != want {
+			t.Errorf("commandOf(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -83,9 +83,6 @@ func (e *DecodeError) Error() string { return e.Msg }
 // Decode parses one message. The returned Message aliases b.
 func Decode(b []byte) (Message, error) {
 	var m Message
-	if !json.Valid(b) {
-		return m, &DecodeError{Code: CodeParseError, Msg: "Parse error"}
-	}
 	var version, errRaw []byte
 	var hasMethod, hasResult bool
 	err := jsonscan.Object(b, func(key, val []byte) error {
@@ -112,6 +109,9 @@ func Decode(b []byte) (Message, error) {
 		return nil
 	})
 	if err != nil {
+		if errors.Is(err, jsonscan.ErrSyntax) {
+			return m, &DecodeError{Code: CodeParseError, Msg: "Parse error"}
+		}
 		if errors.Is(err, jsonscan.ErrNotObject) {
 			return m, &DecodeError{Code: CodeInvalidRequest, Msg: "Invalid Request: not a JSON object"}
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ahp-go/ahp/internal/jsonscan"
 )
@@ -13,9 +15,19 @@ import (
 // alias b, so b must not change while e is in use. Errors name the field.
 // Unknown members are ignored, as the 2.4 implementation does.
 func DecodeEvent(b []byte, e *Event) error {
+	if !jsonscan.Valid(b) {
+		return errors.New("event: malformed JSON")
+	}
+	return DecodeValidEvent(b, e)
+}
+
+// DecodeValidEvent is DecodeEvent for input already known to be well-formed
+// JSON, such as the params of a message jsonrpc.Decode accepted. It skips
+// the validation pass.
+func DecodeValidEvent(b []byte, e *Event) error {
 	*e = Event{}
 	var seenType, seenSession, seenAgent, seenTS, seenDepth bool
-	err := jsonscan.Object(b, func(key, val []byte) error {
+	err := jsonscan.ObjectValid(b, func(key, val []byte) error {
 		switch string(key) {
 		case "event_type":
 			s, ok := jsonscan.String(val)
@@ -32,19 +44,19 @@ func DecodeEvent(b []byte, e *Event) error {
 			if !ok {
 				return errors.New("session_id: expected a string")
 			}
-			e.SessionID, seenSession = s, true
+			e.SessionID, seenSession = validUTF8(s), true
 		case "agent_id":
 			s, ok := jsonscan.String(val)
 			if !ok {
 				return errors.New("agent_id: expected a string")
 			}
-			e.AgentID, seenAgent = s, true
+			e.AgentID, seenAgent = validUTF8(s), true
 		case "timestamp":
 			s, ok := jsonscan.String(val)
 			if !ok {
 				return errors.New("timestamp: expected a string")
 			}
-			e.Timestamp, seenTS = s, true
+			e.Timestamp, seenTS = validUTF8(s), true
 		case "depth":
 			n, ok := jsonscan.Uint(val, math.MaxUint32)
 			if !ok {
@@ -109,4 +121,26 @@ func internEventType(s string) EventType {
 		}
 	}
 	return EventType(s)
+}
+
+// validUTF8 returns s with every byte that is not part of a valid UTF-8
+// sequence replaced by U+FFFD, as encoding/json does when it decodes a
+// string. Without it an event decoded here would differ from the same event
+// decoded by encoding/json, and would change when encoded and decoded again.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -160,7 +160,7 @@ func (s *Server) handleEvent(ctx context.Context, params json.RawMessage, buf []
 	if params == nil {
 		return buf, invalidParams("missing event params")
 	}
-	if err := protocol.DecodeEvent(params, &ev); err != nil {
+	if err := protocol.DecodeValidEvent(params, &ev); err != nil {
 		return buf, invalidParams("%v", err)
 	}
 	if err := s.checkEvent(&ev); err != nil {
@@ -240,7 +240,7 @@ func (s *Server) handleNotification(ctx context.Context, m *jsonrpc.Message, raw
 		reject("missing event params")
 		return
 	}
-	if err := protocol.DecodeEvent(m.Params, &ev); err != nil {
+	if err := protocol.DecodeValidEvent(m.Params, &ev); err != nil {
 		reject(err.Error())
 		return
 	}
@@ -279,7 +279,7 @@ func (s *Server) handleBatch(ctx context.Context, params json.RawMessage, buf []
 	}
 	evs := make([]protocol.Event, len(raw.Events))
 	for i, r := range raw.Events {
-		if err := protocol.DecodeEvent(r, &evs[i]); err != nil {
+		if err := protocol.DecodeValidEvent(r, &evs[i]); err != nil {
 			return buf, invalidParams("events[%d]: %v", i, err)
 		}
 		if !evs[i].EventType.Batchable() {

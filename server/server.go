@@ -141,10 +141,9 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
 	defer stop()
 
-	sem := make(chan struct{}, s.opts.MaxInFlight)
-	var inflight sync.WaitGroup
+	w := newWorkers(s.opts.MaxInFlight)
 	defer func() {
-		inflight.Wait()
+		w.stop()
 		_ = c.Close()
 	}()
 	for {
@@ -185,22 +184,8 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 			putBuf(buf)
 			continue
 		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
+		if !w.submit(ctx, job{s: s, c: c, ctx: ctx, m: m}) {
 			return nil
 		}
-		inflight.Add(1)
-		go func() {
-			defer func() {
-				<-sem
-				inflight.Done()
-			}()
-			buf := s.handleRequest(ctx, &m, getBuf())
-			if err := c.WriteMessage(ctx, buf); err != nil {
-				s.log.Debug("write failed", "error", err)
-			}
-			putBuf(buf)
-		}()
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -67,6 +68,7 @@ type serveOptions struct {
 	maxDepth        uint32
 	batchSize       int
 	timeoutMs       uint64
+	cpuProfile      string
 }
 
 func init() {
@@ -112,6 +114,8 @@ answered by a keyword classifier.`,
 	f.Uint32Var(&o.maxDepth, "max-depth", 10, "deepest sub-agent event accepted (announced as max_depth)")
 	f.IntVar(&o.batchSize, "batch-size", 100, "most events in one batch (announced as batch_size)")
 	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
+	_ = f.MarkHidden("cpuprofile")
 	for _, add := range serveFlagHooks {
 		add(f)
 	}
@@ -122,6 +126,16 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 	log, err := newLogger()
 	if err != nil {
 		return err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

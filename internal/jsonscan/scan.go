@@ -1,7 +1,8 @@
-// Package jsonscan walks the members of a JSON object without decoding
-// them, handing out sub-slices of the input. It expects input that
-// encoding/json.Valid accepts; callers check validity first, so the scanner
-// only has to find where each value ends.
+// Package jsonscan validates JSON and walks the members of a JSON object
+// without decoding them, handing out sub-slices of the input. It exists
+// because the hot path of the server reads every message once: validation
+// and the split into members happen in two cheap passes with no
+// allocation, and nesting depth is bounded.
 package jsonscan
 
 import (
@@ -14,16 +15,31 @@ import (
 // ErrNotObject is returned when the input is not a JSON object.
 var ErrNotObject = errors.New("not a JSON object")
 
-// errSyntax is returned when the input is not well formed; callers that
-// checked validity first never see it.
-var errSyntax = errors.New("malformed JSON")
+// ErrSyntax is returned when the input is not well-formed JSON.
+var ErrSyntax = errors.New("malformed JSON")
 
-// Object calls fn for each member of the object in b, in order, with the raw
-// key (quotes removed, escapes left as they are) and the raw value. It stops
-// at the first error fn returns.
+// Object checks that b is one well-formed JSON object and calls fn for each
+// of its members, in order, with the key (unescaped) and the raw value. It
+// returns ErrSyntax for malformed input (checked before fn is first
+// called), ErrNotObject for a well-formed value that is not an object, and
+// otherwise the first error fn returns.
 func Object(b []byte, fn func(key, val []byte) error) error {
+	if !Valid(b) {
+		return ErrSyntax
+	}
+	return ObjectValid(b, fn)
+}
+
+// ObjectValid is Object for input already known to be well-formed JSON
+// (for example a member of a message that Object accepted). It skips the
+// validation pass; on malformed input it may return ErrSyntax late or hand
+// out values that are not JSON.
+func ObjectValid(b []byte, fn func(key, val []byte) error) error {
 	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	if i >= len(b) {
+		return ErrSyntax
+	}
+	if b[i] != '{' {
 		return ErrNotObject
 	}
 	i = skipSpace(b, i+1)
@@ -32,41 +48,41 @@ func Object(b []byte, fn func(key, val []byte) error) error {
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return errSyntax
+			return ErrSyntax
 		}
 		end := skipString(b, i)
 		if end < 0 {
-			return errSyntax
+			return ErrSyntax
 		}
 		key := b[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			k, ok := unquoteJSON(b[i:end])
 			if !ok {
-				return errSyntax
+				return ErrSyntax
 			}
 			key = []byte(k)
 		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return errSyntax
+			return ErrSyntax
 		}
 		i = skipSpace(b, i+1)
-		vend := skipValue(b, i)
+		vend := skipValid(b, i)
 		if vend < 0 {
-			return errSyntax
+			return ErrSyntax
 		}
 		if err := fn(key, b[i:vend]); err != nil {
 			return err
 		}
 		i = skipSpace(b, vend)
 		if i >= len(b) {
-			return errSyntax
+			return ErrSyntax
 		}
 		if b[i] == '}' {
 			return nil
 		}
 		if b[i] != ',' {
-			return errSyntax
+			return ErrSyntax
 		}
 		i = skipSpace(b, i+1)
 	}
@@ -84,33 +100,200 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string starting at b[i].
+// MaxNesting bounds how deeply objects and arrays may nest in scanned
+// input; deeper input is treated as malformed.
+const MaxNesting = 512
+
+// Valid reports whether b is one well-formed JSON value (with optional
+// surrounding white space), like encoding/json.Valid but faster, and
+// refusing nesting deeper than MaxNesting.
+func Valid(b []byte) bool {
+	i := skipSpace(b, 0)
+	end := skipValue(b, i, 0)
+	return end >= 0 && skipSpace(b, end) == len(b)
+}
+
+// skipString returns the index just past the string starting at b[i], or
+// -1 when the string is malformed.
 func skipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+		c := b[j]
+		switch {
+		case c == '"':
 			return j + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			j++
+			if j >= len(b) {
+				return -1
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(b) || !isHex(b[j+1]) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) {
+					return -1
+				}
+				j += 4
+			default:
+				return -1
+			}
 		}
 	}
 	return -1
 }
 
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) int {
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// skipNumber returns the index just past the number starting at b[i].
+func skipNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i
+}
+
+func skipLiteral(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// skipValue returns the index just past the well-formed value starting at
+// b[i], or -1 when it is malformed or nests deeper than MaxNesting.
+func skipValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; c {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		if depth >= MaxNesting {
+			return -1
+		}
+		close := byte('}')
+		if c == '[' {
+			close = ']'
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == close {
+			return i + 1
+		}
+		for {
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return -1
+				}
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				i = skipSpace(b, i)
+				if i >= len(b) || b[i] != ':' {
+					return -1
+				}
+				i = skipSpace(b, i+1)
+			}
+			if i = skipValue(b, i, depth+1); i < 0 {
+				return -1
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == close {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+	case 't':
+		return skipLiteral(b, i, "true")
+	case 'f':
+		return skipLiteral(b, i, "false")
+	case 'n':
+		return skipLiteral(b, i, "null")
+	default:
+		return skipNumber(b, i)
+	}
+}
+
+// skipValidString returns the index just past the string starting at b[i],
+// for input known to be well-formed: it jumps from quote to quote.
+func skipValidString(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// The quote ends the string unless an odd number of backslashes
+		// precedes it.
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// skipValid returns the index just past the value starting at b[i], for
+// input known to be well-formed.
+func skipValid(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		return skipValidString(b, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				e := skipString(b, j)
+				e := skipValidString(b, j)
 				if e < 0 {
 					return -1
 				}

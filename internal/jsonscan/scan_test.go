@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +80,48 @@ func FuzzObject(f *testing.F) {
 		})
 		if isObj && err != nil {
 			t.Fatalf("valid object refused: %v", err)
+		}
+	})
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range []string{
+		`{}`, `[]`, `""`, `0`, `-0`, `1.5e-3`, `true`, `null`, ` {"a" : [1, 2.0, "x", {"b": null}]} `,
+		`{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `-`, `1e`, `"\x"`, `"\u12G4"`, "\"a\tb\"", `{"a"}`, `{1:2}`,
+		`tru`, `nul`, `[`, `{"a":1}}`, `"abc`, `1 2`, ``, `  `, `"\ud800"`,
+	} {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	}
+}
+
+func TestNestingBounded(t *testing.T) {
+	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)
+	if Valid([]byte(deep)) {
+		t.Fatal("nesting beyond MaxNesting accepted")
+	}
+	ok := strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting)
+	if !Valid([]byte(ok)) {
+		t.Fatal("nesting at MaxNesting refused")
+	}
+	huge := strings.Repeat("[", 4<<20)
+	if Valid([]byte(huge)) {
+		t.Fatal("4 MiB of brackets accepted")
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":"c\n"}]}`, `-1.5e+3`, `"\u00e9"`, `[true,false,null]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// encoding/json allows deeper nesting; compare only shallow input.
+		if strings.Count(string(b), "[")+strings.Count(string(b), "{") >= MaxNesting {
+			return
+		}
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
 	})
 }
