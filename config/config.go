@@ -1,0 +1,293 @@
+// Package config holds the configuration of `ahp serve`: one YAML file in
+// which every setting has a default, so that the harness runs with no file
+// at all. Load reads a file strictly (unknown keys are errors, with their
+// line), fills in the defaults and checks the values.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration of ahp serve.
+type Config struct {
+	// DataDir holds the SQLite store and the generated admin token.
+	DataDir string `yaml:"data_dir" json:"data_dir"`
+	// Listen lists the addresses to serve agents on (stdio, unix:PATH,
+	// http://HOST:PORT, https://, grpc://).
+	Listen []string `yaml:"listen" json:"listen"`
+	// Admin is the address of the admin API (approvals, health, metrics).
+	Admin string `yaml:"admin" json:"admin"`
+	// Log configures the process log on stderr.
+	Log LogConfig `yaml:"log" json:"log"`
+	// Harness configures the protocol limits announced in the handshake.
+	Harness HarnessConfig `yaml:"harness" json:"harness"`
+	// Auth configures credentials and TLS for network listeners.
+	Auth AuthConfig `yaml:"auth" json:"auth"`
+	// Policy configures the rule engine.
+	Policy PolicyConfig `yaml:"policy" json:"policy"`
+	// Approvals configures human approval of escalations.
+	Approvals ApprovalsConfig `yaml:"approvals" json:"approvals"`
+	// Audit configures the audit log.
+	Audit AuditConfig `yaml:"audit" json:"audit"`
+	// Context configures the answers to context_perception.
+	Context ContextConfig `yaml:"context" json:"context"`
+	// Memory configures the answers to memory_recall.
+	Memory MemoryConfig `yaml:"memory" json:"memory"`
+	// Idle configures the answers to idle.
+	Idle IdleConfig `yaml:"idle" json:"idle"`
+	// Descriptor is an Agent Harness Descriptor file to supervise against.
+	Descriptor string `yaml:"descriptor" json:"descriptor,omitempty"`
+}
+
+// LogConfig configures logging.
+type LogConfig struct {
+	Level  string `yaml:"level" json:"level"`   // debug, info, warn, error
+	Format string `yaml:"format" json:"format"` // text or json
+}
+
+// HarnessConfig configures protocol limits.
+type HarnessConfig struct {
+	Name            string `yaml:"name" json:"name"`
+	TimeoutMs       uint64 `yaml:"timeout_ms" json:"timeout_ms"`
+	BatchSize       int    `yaml:"batch_size" json:"batch_size"`
+	MaxDepth        uint32 `yaml:"max_depth" json:"max_depth"`
+	MaxMessageBytes int    `yaml:"max_message_bytes" json:"max_message_bytes"`
+	MaxInFlight     int    `yaml:"max_in_flight" json:"max_in_flight"`
+}
+
+// AuthConfig configures credentials and TLS.
+type AuthConfig struct {
+	Credentials    string `yaml:"credentials" json:"credentials,omitempty"`
+	InsecureNoAuth bool   `yaml:"insecure_no_auth" json:"insecure_no_auth"`
+	TLSCert        string `yaml:"tls_cert" json:"tls_cert,omitempty"`
+	TLSKey         string `yaml:"tls_key" json:"tls_key,omitempty"`
+	ClientCA       string `yaml:"client_ca" json:"client_ca,omitempty"`
+}
+
+// PolicyConfig configures the rule engine.
+type PolicyConfig struct {
+	// Files are policy files (YAML) loaded after the built-in packs.
+	Files []string `yaml:"files" json:"files"`
+	// Packs switches built-in packs on or off by name.
+	Packs map[string]bool `yaml:"packs" json:"packs"`
+	// Params are visible to rules as config.NAME (workspace_roots,
+	// allowed_hosts, budgets, ...).
+	Params map[string]any `yaml:"params" json:"params"`
+	// Default is the decision when no rule matches: allow or block.
+	Default string `yaml:"default" json:"default"`
+	// Watch reloads the policy files when they change.
+	Watch bool `yaml:"watch" json:"watch"`
+}
+
+// ApprovalsConfig configures human approvals.
+type ApprovalsConfig struct {
+	// Timeout is how long an escalation waits for a human when its rule
+	// does not say.
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// Fallback is the decision when nobody answers: block or allow.
+	Fallback string `yaml:"fallback" json:"fallback"`
+}
+
+// AuditConfig configures the audit log.
+type AuditConfig struct {
+	// MaxAge deletes records older than this (0 keeps them).
+	MaxAge Duration `yaml:"max_age" json:"max_age"`
+	// MaxRows keeps at most this many records (0: no limit).
+	MaxRows int64 `yaml:"max_rows" json:"max_rows"`
+}
+
+// ContextConfig configures context_perception answers.
+type ContextConfig struct {
+	// WorkspaceRoots are the directories file snippets may come from.
+	WorkspaceRoots []string `yaml:"workspace_roots" json:"workspace_roots"`
+	// Facts are injected into every allowed perception.
+	Facts []FactConfig `yaml:"facts" json:"facts"`
+	// ProjectName and Language describe the project in the summary.
+	ProjectName string `yaml:"project_name" json:"project_name,omitempty"`
+	Language    string `yaml:"language" json:"language,omitempty"`
+	// MaxFiles bounds how many files a search reads.
+	MaxFiles int `yaml:"max_files" json:"max_files"`
+	// MaxSnippets bounds the snippets returned when the agent sets no limit.
+	MaxSnippets int `yaml:"max_snippets" json:"max_snippets"`
+}
+
+// FactConfig is one configured fact.
+type FactConfig struct {
+	Content    string  `yaml:"content" json:"content"`
+	Source     string  `yaml:"source" json:"source"`
+	Confidence float32 `yaml:"confidence" json:"confidence"`
+}
+
+// MemoryConfig configures memory_recall answers.
+type MemoryConfig struct {
+	// MaxResults bounds the facts returned whatever the agent asks.
+	MaxResults int `yaml:"max_results" json:"max_results"`
+}
+
+// IdleConfig configures idle answers.
+type IdleConfig struct {
+	// DeferWhilePending answers defer while approvals are pending.
+	DeferWhilePending bool `yaml:"defer_while_pending" json:"defer_while_pending"`
+}
+
+// Default returns the configuration ahp serve uses with no file.
+func Default() Config {
+	return Config{
+		DataDir: "./ahp-data",
+		Listen:  []string{"unix:ahp.sock"},
+		Admin:   "http://127.0.0.1:7700",
+		Log:     LogConfig{Level: "info", Format: "text"},
+		Harness: HarnessConfig{Name: "ahp", TimeoutMs: 10000, BatchSize: 100, MaxDepth: 10,
+			MaxMessageBytes: 4 << 20, MaxInFlight: 256},
+		Policy:    PolicyConfig{Files: []string{}, Packs: map[string]bool{}, Params: map[string]any{}, Default: "allow"},
+		Approvals: ApprovalsConfig{Timeout: Duration(5 * time.Minute), Fallback: "block"},
+		Audit:     AuditConfig{MaxAge: Duration(90 * 24 * time.Hour)},
+		Context:   ContextConfig{WorkspaceRoots: []string{}, Facts: []FactConfig{}, MaxFiles: 2000, MaxSnippets: 5},
+		Memory:    MemoryConfig{MaxResults: 20},
+		Idle:      IdleConfig{DeferWhilePending: true},
+	}
+}
+
+// MaxFileBytes bounds a configuration file.
+const MaxFileBytes = 1 << 20
+
+// Load reads the file at path over the defaults. Keys the file does not
+// set keep their defaults; unknown keys are errors naming their line.
+func Load(path string) (Config, error) {
+	c := Default()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return c, fmt.Errorf("config: %s is larger than %d bytes", path, MaxFileBytes)
+	}
+	if err := Parse(data, &c); err != nil {
+		return c, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes YAML over c (which should hold the defaults) and checks
+// the result.
+func Parse(data []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return cleanYAMLError(err)
+	}
+	return c.Validate()
+}
+
+func cleanYAMLError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
+	msg = strings.ReplaceAll(msg, " in type config.", " in section ")
+	return errors.New(msg)
+}
+
+// Validate checks values that have a fixed set of choices or bounds.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.DataDir == "" {
+		bad("data_dir: must not be empty")
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		bad("log.format: %q is not one of text, json", c.Log.Format)
+	}
+	if c.Harness.BatchSize < 1 || c.Harness.BatchSize > 10000 {
+		bad("harness.batch_size: %d is not between 1 and 10000", c.Harness.BatchSize)
+	}
+	if c.Harness.MaxMessageBytes < 1024 || c.Harness.MaxMessageBytes > 64<<20 {
+		bad("harness.max_message_bytes: %d is not between 1 KiB and 64 MiB", c.Harness.MaxMessageBytes)
+	}
+	if c.Harness.MaxInFlight < 1 || c.Harness.MaxInFlight > 65536 {
+		bad("harness.max_in_flight: %d is not between 1 and 65536", c.Harness.MaxInFlight)
+	}
+	if c.Harness.TimeoutMs == 0 {
+		bad("harness.timeout_ms: must be positive")
+	}
+	switch c.Policy.Default {
+	case "allow", "block":
+	default:
+		bad("policy.default: %q is not one of allow, block", c.Policy.Default)
+	}
+	switch c.Approvals.Fallback {
+	case "allow", "block":
+	default:
+		bad("approvals.fallback: %q is not one of allow, block", c.Approvals.Fallback)
+	}
+	if c.Approvals.Timeout <= 0 {
+		bad("approvals.timeout: must be positive")
+	}
+	if c.Audit.MaxAge < 0 || c.Audit.MaxRows < 0 {
+		bad("audit: max_age and max_rows must not be negative")
+	}
+	if c.Memory.MaxResults < 1 || c.Memory.MaxResults > 1000 {
+		bad("memory.max_results: %d is not between 1 and 1000", c.Memory.MaxResults)
+	}
+	if c.Context.MaxSnippets < 0 || c.Context.MaxFiles < 0 {
+		bad("context: max_snippets and max_files must not be negative")
+	}
+	for i, f := range c.Context.Facts {
+		if f.Confidence < 0 || f.Confidence > 1 {
+			bad("context.facts[%d].confidence: %v is not between 0 and 1", i, f.Confidence)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Marshal returns c as YAML, as --print-config shows it.
+func (c Config) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// Duration is a time.Duration written as "5m", "90s" or "720h" in YAML.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalYAML writes d as a duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// UnmarshalYAML reads a duration string (or 0).
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Value == "0" {
+		*d = 0
+		return nil
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (examples: 90s, 5m, 720h)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Duration(d).String() + `"`), nil
+}
