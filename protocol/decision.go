@@ -65,8 +65,10 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	return d.AppendJSON(make([]byte, 0, 64))
 }
 
-// AppendJSON appends d's JSON encoding to b.
+// AppendJSON appends d's JSON encoding to b. It fails if d.Kind is not one
+// of the five kinds or if a raw field is not valid JSON.
 func (d Decision) AppendJSON(b []byte) ([]byte, error) {
+	var err error
 	b = append(b, `{"decision":"`...)
 	switch d.Kind {
 	case DecisionAllow, DecisionModify:
@@ -78,13 +80,19 @@ func (d Decision) AppendJSON(b []byte) ([]byte, error) {
 				mp = json.RawMessage("null")
 			}
 			b = append(b, `,"modified_payload":`...)
-			b = append(b, mp...)
+			if b, err = appendCompact(b, "modified_payload", mp); err != nil {
+				return nil, err
+			}
 		}
-		b = appendRawField(b, "metadata", d.Metadata)
+		if b, err = appendRawField(b, "metadata", d.Metadata); err != nil {
+			return nil, err
+		}
 	case DecisionBlock:
 		b = append(b, `block","reason":`...)
 		b = appendString(b, d.Reason)
-		b = appendRawField(b, "metadata", d.Metadata)
+		if b, err = appendRawField(b, "metadata", d.Metadata); err != nil {
+			return nil, err
+		}
 	case DecisionDefer:
 		b = append(b, `defer","retry_after_ms":`...)
 		b = strconv.AppendUint(b, d.RetryAfterMs, 10)
@@ -115,35 +123,43 @@ type decisionWire struct {
 }
 
 // UnmarshalJSON reads any generic decision and checks that the fields its
-// kind requires are there.
+// kind requires are there. Fields that do not belong to the kind are
+// ignored, as the 2.4 implementation ignores them, so that the decoded value
+// re-encodes to the same decision.
 func (d *Decision) UnmarshalJSON(b []byte) error {
 	var w decisionWire
 	if err := json.Unmarshal(b, &w); err != nil {
-		return err
+		return fmt.Errorf("decision: %w", err)
 	}
-	out := Decision{Kind: w.Decision, ModifiedPayload: nullToNil(w.ModifiedPayload), Metadata: nullToNil(w.Metadata)}
-	if w.Reason != nil {
-		out.Reason = *w.Reason
-	}
-	if w.EscalationTarget != nil {
-		out.EscalationTarget = *w.EscalationTarget
-	}
+	out := Decision{Kind: w.Decision}
 	switch w.Decision {
 	case DecisionAllow:
-	case DecisionBlock, DecisionEscalate:
+		out.ModifiedPayload = nullToNil(w.ModifiedPayload)
+		out.Metadata = nullToNil(w.Metadata)
+	case DecisionBlock:
 		if w.Reason == nil {
-			return fmt.Errorf("%s decision: missing field reason", w.Decision)
+			return fmt.Errorf("block decision: missing field reason")
 		}
+		out.Reason = *w.Reason
+		out.Metadata = nullToNil(w.Metadata)
 	case DecisionModify:
 		if w.ModifiedPayload == nil {
 			return fmt.Errorf("modify decision: missing field modified_payload")
 		}
 		out.ModifiedPayload = w.ModifiedPayload
+		out.Metadata = nullToNil(w.Metadata)
 	case DecisionDefer:
 		if w.RetryAfterMs == nil {
 			return fmt.Errorf("defer decision: missing field retry_after_ms")
 		}
 		out.RetryAfterMs = *w.RetryAfterMs
+		out.Reason = deref(w.Reason)
+	case DecisionEscalate:
+		if w.Reason == nil {
+			return fmt.Errorf("escalate decision: missing field reason")
+		}
+		out.Reason = *w.Reason
+		out.EscalationTarget = deref(w.EscalationTarget)
 	case "":
 		return fmt.Errorf("decision: missing field decision")
 	default:
@@ -161,14 +177,32 @@ func nullToNil(r json.RawMessage) json.RawMessage {
 	return r
 }
 
-func appendRawField(b []byte, name string, v json.RawMessage) []byte {
+// appendRawField appends ,"name":v when v is set. v is compacted, which
+// also checks that it is valid JSON.
+func appendRawField(b []byte, name string, v json.RawMessage) ([]byte, error) {
 	if len(v) == 0 {
-		return b
+		return b, nil
 	}
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return append(b, v...)
+	return appendCompact(b, name, v)
+}
+
+// appendCompact appends raw JSON v to b without insignificant space. Valid
+// input with no space, tab or newline byte at all is appended as it is.
+func appendCompact(b []byte, name string, v json.RawMessage) ([]byte, error) {
+	if bytes.IndexAny(v, " \t\n\r") < 0 {
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("decision: %s: invalid JSON", name)
+		}
+		return append(b, v...), nil
+	}
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, v); err != nil {
+		return nil, fmt.Errorf("decision: %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
 }
 
 // appendString appends s as a JSON string. Plain ASCII takes a fast path;

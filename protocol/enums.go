@@ -41,6 +41,10 @@ func unmarshalOpen(b []byte, typeName, key string, allowed []string) (name, othe
 		if !ok || len(m) != 1 {
 			return "", "", fmt.Errorf("%s: object form must have exactly the key %q", typeName, key)
 		}
+		if v == "" {
+			// The zero value stands for "no value" and cannot be written back.
+			return "", "", fmt.Errorf("%s: %s must not be empty", typeName, key)
+		}
 		return "", v, nil
 	}
 	name, err = unmarshalClosed(b, typeName, allowed)

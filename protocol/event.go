@@ -144,11 +144,30 @@ type Fact struct {
 	Confidence float32 `json:"confidence"`
 }
 
+// UnmarshalJSON checks the required fields.
+func (f *Fact) UnmarshalJSON(b []byte) error {
+	type plain Fact
+	return strictDecode(b, "fact", []string{"content", "source", "confidence"}, (*plain)(f))
+}
+
 // MemorySummary summarizes an agent's memory.
 type MemorySummary struct {
 	MemoryType   string   `json:"memory_type"`
 	TotalItems   uint64   `json:"total_items"`
 	RecentTopics []string `json:"recent_topics"`
+}
+
+// UnmarshalJSON checks the required fields.
+func (m *MemorySummary) UnmarshalJSON(b []byte) error {
+	type plain MemorySummary
+	return strictDecode(b, "memory_summary", []string{"memory_type", "total_items", "recent_topics"}, (*plain)(m))
+}
+
+// MarshalJSON writes recent_topics as [] when empty.
+func (m MemorySummary) MarshalJSON() ([]byte, error) {
+	type plain MemorySummary
+	m.RecentTopics = emptyIfNil(m.RecentTopics)
+	return json.Marshal(plain(m))
 }
 
 // SessionStats are an agent's own counters for the session.
@@ -159,12 +178,68 @@ type SessionStats struct {
 	ErrorCount   uint64 `json:"error_count"`
 }
 
+// UnmarshalJSON checks the required fields.
+func (s *SessionStats) UnmarshalJSON(b []byte) error {
+	type plain SessionStats
+	return strictDecode(b, "session_stats", []string{"total_actions", "total_tokens", "duration_ms", "error_count"}, (*plain)(s))
+}
+
 // BatchRequest is the params of ahp/batch.
 type BatchRequest struct {
 	Events []Event `json:"events"`
 }
 
+// UnmarshalJSON checks the required fields; an error names the index of
+// the bad event.
+func (r *BatchRequest) UnmarshalJSON(b []byte) error {
+	m, err := members(b, "batch")
+	if err != nil {
+		return err
+	}
+	if err := checkMembers(m, "batch", []string{"events"}, nil); err != nil {
+		return err
+	}
+	events, err := decodeList[Event](m["events"], "batch.events")
+	if err != nil {
+		return err
+	}
+	*r = BatchRequest{Events: events}
+	return nil
+}
+
+// MarshalJSON writes events as [] when empty.
+func (r BatchRequest) MarshalJSON() ([]byte, error) {
+	type plain BatchRequest
+	r.Events = emptyIfNil(r.Events)
+	return json.Marshal(plain(r))
+}
+
 // BatchResponse is the result of ahp/batch: one decision per event, in order.
 type BatchResponse struct {
 	Decisions []Decision `json:"decisions"`
+}
+
+// UnmarshalJSON checks the required fields; an error names the index of
+// the bad decision.
+func (r *BatchResponse) UnmarshalJSON(b []byte) error {
+	m, err := members(b, "batch response")
+	if err != nil {
+		return err
+	}
+	if err := checkMembers(m, "batch response", []string{"decisions"}, nil); err != nil {
+		return err
+	}
+	decisions, err := decodeList[Decision](m["decisions"], "batch response.decisions")
+	if err != nil {
+		return err
+	}
+	*r = BatchResponse{Decisions: decisions}
+	return nil
+}
+
+// MarshalJSON writes decisions as [] when empty.
+func (r BatchResponse) MarshalJSON() ([]byte, error) {
+	type plain BatchResponse
+	r.Decisions = emptyIfNil(r.Decisions)
+	return json.Marshal(plain(r))
 }

@@ -14,12 +14,31 @@ type HandshakeRequest struct {
 	AgentID         string    `json:"agent_id"`
 }
 
+// UnmarshalJSON checks the required fields.
+func (r *HandshakeRequest) UnmarshalJSON(b []byte) error {
+	type plain HandshakeRequest
+	return strictDecode(b, "handshake", []string{"protocol_version", "agent_info", "session_id", "agent_id"}, (*plain)(r))
+}
+
 // AgentInfo describes the agent framework. Capabilities may be absent on
 // the wire (some 2.4 examples omit it); it encodes as an empty list.
 type AgentInfo struct {
 	Framework    string   `json:"framework"`
 	Version      string   `json:"version"`
 	Capabilities []string `json:"capabilities"`
+}
+
+// UnmarshalJSON checks the required fields; capabilities may be absent.
+func (a *AgentInfo) UnmarshalJSON(b []byte) error {
+	type plain AgentInfo
+	return strictDecode(b, "agent_info", []string{"framework", "version"}, (*plain)(a))
+}
+
+// MarshalJSON writes capabilities as [] when empty.
+func (a AgentInfo) MarshalJSON() ([]byte, error) {
+	type plain AgentInfo
+	a.Capabilities = emptyIfNil(a.Capabilities)
+	return json.Marshal(plain(a))
 }
 
 // HandshakeResponse is the result of ahp/handshake.
@@ -30,11 +49,31 @@ type HandshakeResponse struct {
 	Config          *HarnessConfig `json:"config,omitempty"`
 }
 
-// HarnessInfo describes the harness.
+// UnmarshalJSON checks the required fields.
+func (r *HandshakeResponse) UnmarshalJSON(b []byte) error {
+	type plain HandshakeResponse
+	return strictDecode(b, "handshake response", []string{"protocol_version", "harness_info"}, (*plain)(r))
+}
+
+// HarnessInfo describes the harness. Capabilities may be absent on the wire
+// (as in AgentInfo); it encodes as an empty list.
 type HarnessInfo struct {
 	Name         string   `json:"name"`
 	Version      string   `json:"version"`
 	Capabilities []string `json:"capabilities"`
+}
+
+// UnmarshalJSON checks the required fields; capabilities may be absent.
+func (h *HarnessInfo) UnmarshalJSON(b []byte) error {
+	type plain HarnessInfo
+	return strictDecode(b, "harness_info", []string{"name", "version"}, (*plain)(h))
+}
+
+// MarshalJSON writes capabilities as [] when empty.
+func (h HarnessInfo) MarshalJSON() ([]byte, error) {
+	type plain HarnessInfo
+	h.Capabilities = emptyIfNil(h.Capabilities)
+	return json.Marshal(plain(h))
 }
 
 // HarnessConfig carries the limits a harness announces in the handshake.
@@ -61,6 +100,7 @@ var DefaultCapabilities = []string{
 // the 2.4 server puts in the -32000 error.
 type ErrUnsupportedVersion struct{ Version string }
 
+// Error returns the message the 2.4 server sends with code -32000.
 func (e *ErrUnsupportedVersion) Error() string {
 	return fmt.Sprintf("Unsupported protocol version: %s", e.Version)
 }
@@ -83,9 +123,21 @@ type QueryRequest struct {
 	Payload   json.RawMessage `json:"payload"`
 }
 
+// UnmarshalJSON checks the required fields; payload may be any JSON value.
+func (q *QueryRequest) UnmarshalJSON(b []byte) error {
+	type plain QueryRequest
+	return decodeObject(b, "query", []string{"session_id", "agent_id", "query_type"}, []string{"payload"}, (*plain)(q))
+}
+
 // QueryResponse is the result of ahp/query.
 type QueryResponse struct {
 	Answer       json.RawMessage `json:"answer"`
 	Reason       string          `json:"reason,omitempty"`
 	Alternatives []string        `json:"alternatives,omitempty"`
+}
+
+// UnmarshalJSON checks that answer is there (any JSON value, null included).
+func (q *QueryResponse) UnmarshalJSON(b []byte) error {
+	type plain QueryResponse
+	return decodeObject(b, "query response", nil, []string{"answer"}, (*plain)(q))
 }

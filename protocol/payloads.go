@@ -91,6 +91,25 @@ func (p *ContextPerceptionPayload) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MarshalJSON writes the payload with the 2.4 defaults in place of empty
+// optional enums, so that what it writes always decodes.
+func (p ContextPerceptionPayload) MarshalJSON() ([]byte, error) {
+	type plain ContextPerceptionPayload
+	if p.Domain == "" {
+		p.Domain = "general"
+	}
+	if p.PreferredModality == "" {
+		p.PreferredModality = "any"
+	}
+	if p.Urgency == "" {
+		p.Urgency = "normal"
+	}
+	if p.Freshness == "" {
+		p.Freshness = "static"
+	}
+	return json.Marshal(plain(p))
+}
+
 // PerceptionContext is where an agent works and what it is doing.
 type PerceptionContext struct {
 	Workspace       string        `json:"workspace"`
@@ -110,6 +129,12 @@ type HistoryItem struct {
 	ItemType  string `json:"item_type"`
 	Content   string `json:"content"`
 	Timestamp int64  `json:"timestamp"`
+}
+
+// UnmarshalJSON checks the required fields.
+func (h *HistoryItem) UnmarshalJSON(b []byte) error {
+	type plain HistoryItem
+	return strictDecode(b, "relevant_history", []string{"item_type", "content", "timestamp"}, (*plain)(h))
 }
 
 // PerceptionConstraints bound what the harness returns.
@@ -161,6 +186,13 @@ func (p *PlanningPayload) UnmarshalJSON(b []byte) error {
 	}
 	p.Constraints = nullToNil(p.Constraints)
 	return nil
+}
+
+// MarshalJSON writes available_strategies as [] when empty.
+func (p PlanningPayload) MarshalJSON() ([]byte, error) {
+	type plain PlanningPayload
+	p.AvailableStrategies = emptyIfNil(p.AvailableStrategies)
+	return json.Marshal(plain(p))
 }
 
 // ReasoningPayload is the payload of a reasoning event.

@@ -106,6 +106,20 @@ func (t PerceptionTarget) Variant() string {
 	return ""
 }
 
+// targetRequired lists, per variant, the fields that must be present and not
+// null. The null-able fields (identifier, time_range, scope, constraints) are
+// not listed: a reader accepts them absent or null.
+var targetRequired = map[string][]string{
+	"entity":   {"name", "entity_type"},
+	"location": {"path", "location_type"},
+	"event":    {"description", "event_type"},
+	"relation": {"entities", "relation_type"},
+	"rule":     {"name", "rule_type"},
+	"state":    {"target", "aspect", "include_history"},
+	"resource": {"name", "resource_type"},
+	"pattern":  {"pattern", "pattern_type"},
+}
+
 // UnmarshalJSON requires exactly one known key and that variant's fields.
 func (t *PerceptionTarget) UnmarshalJSON(b []byte) error {
 	var m map[string]json.RawMessage
@@ -115,23 +129,13 @@ func (t *PerceptionTarget) UnmarshalJSON(b []byte) error {
 	if len(m) != 1 {
 		return fmt.Errorf("perception target: want an object with exactly one key, got %d", len(m))
 	}
-	required := map[string][]string{
-		"entity":   {"name", "entity_type", "identifier"},
-		"location": {"path", "location_type"},
-		"event":    {"description", "event_type", "time_range"},
-		"relation": {"entities", "relation_type"},
-		"rule":     {"name", "rule_type", "scope"},
-		"state":    {"target", "aspect", "include_history"},
-		"resource": {"name", "resource_type", "constraints"},
-		"pattern":  {"pattern", "pattern_type"},
-	}
 	type plain PerceptionTarget
 	for k, v := range m {
-		req, ok := required[k]
+		req, ok := targetRequired[k]
 		if !ok {
 			return fmt.Errorf("perception target: unknown variant %q", k)
 		}
-		if err := requireKeys(v, "target."+k, req, nullableKeys); err != nil {
+		if err := requireKeys(v, "target."+k, req, nil); err != nil {
 			return err
 		}
 	}
@@ -143,9 +147,22 @@ func (t *PerceptionTarget) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// nullableKeys are the target fields the 2.4 implementation may write as
-// null; a reader accepts them absent too.
-var nullableKeys = map[string]bool{"identifier": true, "time_range": true, "scope": true, "constraints": true}
+// MarshalJSON writes the one variant that is set. A target with no variant
+// or with more than one is an error: no reader would accept it.
+func (t PerceptionTarget) MarshalJSON() ([]byte, error) {
+	n := 0
+	for _, set := range []bool{t.Entity != nil, t.Location != nil, t.Event != nil,
+		t.Relation != nil, t.Rule != nil, t.State != nil, t.Resource != nil, t.Pattern != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("perception target: want exactly one variant set, got %d", n)
+	}
+	type plain PerceptionTarget
+	return json.Marshal(plain(t))
+}
 
 // EntityTarget names an entity.
 type EntityTarget struct {
@@ -180,6 +197,13 @@ type RelationTarget struct {
 	RelationType string   `json:"relation_type"`
 }
 
+// MarshalJSON writes entities as [] when empty.
+func (r RelationTarget) MarshalJSON() ([]byte, error) {
+	type plain RelationTarget
+	r.Entities = emptyIfNil(r.Entities)
+	return json.Marshal(plain(r))
+}
+
 // RuleTarget names a rule.
 type RuleTarget struct {
 	Name     string  `json:"name"`
@@ -199,6 +223,16 @@ type ResourceTarget struct {
 	Name         string          `json:"name"`
 	ResourceType string          `json:"resource_type"`
 	Constraints  json.RawMessage `json:"constraints"`
+}
+
+// UnmarshalJSON maps a null constraints to absent, so both decode alike.
+func (r *ResourceTarget) UnmarshalJSON(b []byte) error {
+	type plain ResourceTarget
+	if err := json.Unmarshal(b, (*plain)(r)); err != nil {
+		return err
+	}
+	r.Constraints = nullToNil(r.Constraints)
+	return nil
 }
 
 // MarshalJSON writes constraints as null when absent.

@@ -109,6 +109,13 @@ func (p *TaskListPayload) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MarshalJSON writes tasks as [] when empty.
+func (p TaskListPayload) MarshalJSON() ([]byte, error) {
+	type plain TaskListPayload
+	p.Tasks = emptyIfNil(p.Tasks)
+	return json.Marshal(plain(p))
+}
+
 // TaskItem is one task of a task list.
 type TaskItem struct {
 	ID        string          `json:"id"`

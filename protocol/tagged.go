@@ -13,40 +13,50 @@ type field struct {
 	omit bool // leave the key out (an absent optional field)
 }
 
-// marshalTagged writes {"decision":kind, fields...} in the given order.
+// marshalTagged writes {"decision":kind, fields...} in the given order, with
+// no HTML escaping in strings (the 2.4 implementation writes <, > and & as
+// they are).
 func marshalTagged(kind string, fields ...field) ([]byte, error) {
 	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	buf.WriteString(`{"decision":`)
-	k, _ := json.Marshal(kind)
-	buf.Write(k)
+	_ = enc.Encode(kind) // a string always encodes
+	buf.Truncate(buf.Len() - 1)
 	for _, f := range fields {
 		if f.omit {
 			continue
 		}
-		v, err := json.Marshal(f.val)
-		if err != nil {
-			return nil, fmt.Errorf("%s decision: %s: %w", kind, f.name, err)
-		}
 		buf.WriteString(`,"`)
 		buf.WriteString(f.name)
 		buf.WriteString(`":`)
-		buf.Write(v)
+		if err := enc.Encode(f.val); err != nil {
+			return nil, fmt.Errorf("%s decision: %s: %w", kind, f.name, err)
+		}
+		buf.Truncate(buf.Len() - 1) // the newline Encode adds
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
 }
 
-// variants maps each decision tag of a typed decision to the keys it requires.
+// errUnknownKind is returned when a typed decision to be encoded names no
+// variant of its type. The zero value is such a decision: it never encodes
+// as an implicit allow.
+func errUnknownKind(name, kind string) error {
+	return fmt.Errorf("%s decision: unknown kind %q", name, kind)
+}
+
+// variants maps each decision tag of a typed decision to the keys it
+// requires (present and not null).
 type variants map[string][]string
 
 // decodeTagged reads the "decision" tag of b, checks that it names a known
-// variant and that every key the variant requires is present (null counts as
-// present only where the spec says null-able, which callers handle by listing
-// such keys as required and decoding into pointers), then decodes b into out.
+// variant and that every key the variant requires is present and not null
+// (null-able keys are not listed), then decodes b into out.
 func decodeTagged(name string, b []byte, vs variants, out any) (string, error) {
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(b, &keys); err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+	keys, err := members(b, name)
+	if err != nil {
+		return "", err
 	}
 	rawKind, ok := keys["decision"]
 	if !ok {
@@ -60,10 +70,8 @@ func decodeTagged(name string, b []byte, vs variants, out any) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%s: unknown variant %q", name, kind)
 	}
-	for _, k := range req {
-		if _, ok := keys[k]; !ok {
-			return "", fmt.Errorf("%s %s: missing field %s", name, kind, k)
-		}
+	if err := checkMembers(keys, name+" "+kind, req, nil); err != nil {
+		return "", err
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return "", fmt.Errorf("%s %s: %w", name, kind, err)

@@ -3,6 +3,7 @@ package protocol
 import "encoding/json"
 
 // IdleDecision answers an idle event: allow {} or defer {reason?}.
+// Encoding fails unless Decision names one of the variants.
 type IdleDecision struct {
 	Decision string // "allow" or "defer"
 	Reason   string // defer only, optional
@@ -10,10 +11,13 @@ type IdleDecision struct {
 
 // MarshalJSON writes the variant's fields only.
 func (d IdleDecision) MarshalJSON() ([]byte, error) {
-	if d.Decision == "defer" {
+	switch d.Decision {
+	case "allow":
+		return marshalTagged("allow")
+	case "defer":
 		return marshalTagged("defer", field{"reason", d.Reason, d.Reason == ""})
 	}
-	return marshalTagged(orDefault(d.Decision, "allow"))
+	return nil, errUnknownKind("idle", d.Decision)
 }
 
 // UnmarshalJSON reads either variant.
@@ -25,7 +29,10 @@ func (d *IdleDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = IdleDecision{Decision: kind, Reason: deref(w.Reason)}
+	*d = IdleDecision{Decision: kind}
+	if kind == "defer" {
+		d.Reason = deref(w.Reason)
+	}
 	return nil
 }
 
@@ -38,6 +45,7 @@ type TargetHints struct {
 
 // IntentDetectionDecision answers intent_detection:
 // allow {detected_intent, confidence, target_hints?} or block {reason}.
+// Encoding fails unless Decision names one of the variants.
 type IntentDetectionDecision struct {
 	Decision       string // "allow" or "block"
 	DetectedIntent string
@@ -48,13 +56,16 @@ type IntentDetectionDecision struct {
 
 // MarshalJSON writes the variant's fields only.
 func (d IntentDetectionDecision) MarshalJSON() ([]byte, error) {
-	if d.Decision == "block" {
+	switch d.Decision {
+	case "allow":
+		return marshalTagged("allow",
+			field{name: "detected_intent", val: d.DetectedIntent},
+			field{name: "confidence", val: d.Confidence},
+			field{"target_hints", d.TargetHints, d.TargetHints == nil})
+	case "block":
 		return marshalTagged("block", field{name: "reason", val: d.Reason})
 	}
-	return marshalTagged("allow",
-		field{name: "detected_intent", val: d.DetectedIntent},
-		field{name: "confidence", val: d.Confidence},
-		field{"target_hints", d.TargetHints, d.TargetHints == nil})
+	return nil, errUnknownKind("intent_detection", d.Decision)
 }
 
 // UnmarshalJSON reads either variant.
@@ -70,8 +81,12 @@ func (d *IntentDetectionDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = IntentDetectionDecision{Decision: kind, DetectedIntent: w.DetectedIntent,
-		Confidence: w.Confidence, TargetHints: w.TargetHints, Reason: w.Reason}
+	*d = IntentDetectionDecision{Decision: kind}
+	if kind == "allow" {
+		d.DetectedIntent, d.Confidence, d.TargetHints = w.DetectedIntent, w.Confidence, w.TargetHints
+	} else {
+		d.Reason = w.Reason
+	}
 	return nil
 }
 
@@ -82,12 +97,24 @@ type FileSnippet struct {
 	RelevanceScore float32 `json:"relevance_score"`
 }
 
+// UnmarshalJSON checks the required fields.
+func (s *FileSnippet) UnmarshalJSON(b []byte) error {
+	type plain FileSnippet
+	return strictDecode(b, "file_contents", []string{"path", "snippet", "relevance_score"}, (*plain)(s))
+}
+
 // ProjectSummary describes the project an agent works in.
 type ProjectSummary struct {
 	ProjectName          string   `json:"project_name"`
 	Language             string   `json:"language,omitempty"`
 	KeyFiles             []string `json:"key_files,omitempty"`
 	StructureDescription string   `json:"structure_description"`
+}
+
+// UnmarshalJSON checks the required fields.
+func (s *ProjectSummary) UnmarshalJSON(b []byte) error {
+	type plain ProjectSummary
+	return strictDecode(b, "project_summary", []string{"project_name", "structure_description"}, (*plain)(s))
 }
 
 // InjectedContext is what the harness adds to an agent's context.
@@ -102,15 +129,20 @@ type InjectedContext struct {
 // MarshalJSON writes facts as [] when empty, as the 2.4 implementation does.
 func (c InjectedContext) MarshalJSON() ([]byte, error) {
 	type plain InjectedContext
-	if c.Facts == nil {
-		c.Facts = []Fact{}
-	}
+	c.Facts = emptyIfNil(c.Facts)
 	return json.Marshal(plain(c))
+}
+
+// UnmarshalJSON checks the required fields.
+func (c *InjectedContext) UnmarshalJSON(b []byte) error {
+	type plain InjectedContext
+	return strictDecode(b, "injected_context", []string{"facts"}, (*plain)(c))
 }
 
 // ContextPerceptionDecision answers context_perception:
 // allow {injected_context, metadata?}, block {reason, metadata?} or
 // refine {refined_intent, refined_target, scope_hints} (the first two null-able).
+// Encoding fails unless Decision names one of the variants.
 type ContextPerceptionDecision struct {
 	Decision        string // "allow", "block" or "refine"
 	InjectedContext InjectedContext
@@ -124,6 +156,9 @@ type ContextPerceptionDecision struct {
 // MarshalJSON writes the variant's fields only.
 func (d ContextPerceptionDecision) MarshalJSON() ([]byte, error) {
 	switch d.Decision {
+	case "allow":
+		return marshalTagged("allow", field{name: "injected_context", val: d.InjectedContext},
+			field{"metadata", d.Metadata, len(d.Metadata) == 0})
 	case "block":
 		return marshalTagged("block", field{name: "reason", val: d.Reason},
 			field{"metadata", d.Metadata, len(d.Metadata) == 0})
@@ -137,8 +172,7 @@ func (d ContextPerceptionDecision) MarshalJSON() ([]byte, error) {
 			field{name: "refined_target", val: d.RefinedTarget},
 			field{name: "scope_hints", val: hints})
 	}
-	return marshalTagged("allow", field{name: "injected_context", val: d.InjectedContext},
-		field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	return nil, errUnknownKind("context_perception", d.Decision)
 }
 
 // UnmarshalJSON reads any variant.
@@ -156,14 +190,21 @@ func (d *ContextPerceptionDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = ContextPerceptionDecision{Decision: kind, InjectedContext: w.InjectedContext,
-		Reason: w.Reason, Metadata: nullToNil(w.Metadata), RefinedIntent: w.RefinedIntent,
-		RefinedTarget: w.RefinedTarget, ScopeHints: w.ScopeHints}
+	*d = ContextPerceptionDecision{Decision: kind}
+	switch kind {
+	case "allow":
+		d.InjectedContext, d.Metadata = w.InjectedContext, nullToNil(w.Metadata)
+	case "block":
+		d.Reason, d.Metadata = w.Reason, nullToNil(w.Metadata)
+	case "refine":
+		d.RefinedIntent, d.RefinedTarget, d.ScopeHints = w.RefinedIntent, w.RefinedTarget, w.ScopeHints
+	}
 	return nil
 }
 
 // MemoryRecallDecision answers memory_recall:
 // allow {injected_facts, metadata?} or block {reason, metadata?}.
+// Encoding fails unless Decision names one of the variants.
 type MemoryRecallDecision struct {
 	Decision      string // "allow" or "block"
 	InjectedFacts []Fact
@@ -173,16 +214,15 @@ type MemoryRecallDecision struct {
 
 // MarshalJSON writes the variant's fields only.
 func (d MemoryRecallDecision) MarshalJSON() ([]byte, error) {
-	if d.Decision == "block" {
+	switch d.Decision {
+	case "allow":
+		return marshalTagged("allow", field{name: "injected_facts", val: emptyIfNil(d.InjectedFacts)},
+			field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	case "block":
 		return marshalTagged("block", field{name: "reason", val: d.Reason},
 			field{"metadata", d.Metadata, len(d.Metadata) == 0})
 	}
-	facts := d.InjectedFacts
-	if facts == nil {
-		facts = []Fact{}
-	}
-	return marshalTagged("allow", field{name: "injected_facts", val: facts},
-		field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	return nil, errUnknownKind("memory_recall", d.Decision)
 }
 
 // UnmarshalJSON reads either variant.
@@ -197,14 +237,19 @@ func (d *MemoryRecallDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = MemoryRecallDecision{Decision: kind, InjectedFacts: w.InjectedFacts,
-		Reason: w.Reason, Metadata: nullToNil(w.Metadata)}
+	*d = MemoryRecallDecision{Decision: kind, Metadata: nullToNil(w.Metadata)}
+	if kind == "allow" {
+		d.InjectedFacts = w.InjectedFacts
+	} else {
+		d.Reason = w.Reason
+	}
 	return nil
 }
 
 // PlanningDecision answers planning: allow {selected_strategy,
 // planning_template?, metadata?}, block {reason, metadata?} or
 // modify {modified_task, hints?}.
+// Encoding fails unless Decision names one of the variants.
 type PlanningDecision struct {
 	Decision         string // "allow", "block" or "modify"
 	SelectedStrategy PlanningStrategy
@@ -218,6 +263,10 @@ type PlanningDecision struct {
 // MarshalJSON writes the variant's fields only.
 func (d PlanningDecision) MarshalJSON() ([]byte, error) {
 	switch d.Decision {
+	case "allow":
+		return marshalTagged("allow", field{name: "selected_strategy", val: d.SelectedStrategy},
+			field{"planning_template", d.PlanningTemplate, len(d.PlanningTemplate) == 0},
+			field{"metadata", d.Metadata, len(d.Metadata) == 0})
 	case "block":
 		return marshalTagged("block", field{name: "reason", val: d.Reason},
 			field{"metadata", d.Metadata, len(d.Metadata) == 0})
@@ -225,9 +274,7 @@ func (d PlanningDecision) MarshalJSON() ([]byte, error) {
 		return marshalTagged("modify", field{name: "modified_task", val: d.ModifiedTask},
 			field{"hints", d.Hints, d.Hints == nil})
 	}
-	return marshalTagged("allow", field{name: "selected_strategy", val: d.SelectedStrategy},
-		field{"planning_template", d.PlanningTemplate, len(d.PlanningTemplate) == 0},
-		field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	return nil, errUnknownKind("planning", d.Decision)
 }
 
 // UnmarshalJSON reads any variant.
@@ -245,14 +292,22 @@ func (d *PlanningDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = PlanningDecision{Decision: kind, SelectedStrategy: w.SelectedStrategy,
-		PlanningTemplate: nullToNil(w.PlanningTemplate), Metadata: nullToNil(w.Metadata),
-		Reason: w.Reason, ModifiedTask: w.ModifiedTask, Hints: w.Hints}
+	*d = PlanningDecision{Decision: kind}
+	switch kind {
+	case "allow":
+		d.SelectedStrategy, d.PlanningTemplate = w.SelectedStrategy, nullToNil(w.PlanningTemplate)
+		d.Metadata = nullToNil(w.Metadata)
+	case "block":
+		d.Reason, d.Metadata = w.Reason, nullToNil(w.Metadata)
+	case "modify":
+		d.ModifiedTask, d.Hints = w.ModifiedTask, w.Hints
+	}
 	return nil
 }
 
 // ReasoningDecision answers reasoning: allow {hints?, metadata?} or
 // block {reason, metadata?}.
+// Encoding fails unless Decision names one of the variants.
 type ReasoningDecision struct {
 	Decision string // "allow" or "block"
 	Hints    []string
@@ -262,12 +317,15 @@ type ReasoningDecision struct {
 
 // MarshalJSON writes the variant's fields only.
 func (d ReasoningDecision) MarshalJSON() ([]byte, error) {
-	if d.Decision == "block" {
+	switch d.Decision {
+	case "allow":
+		return marshalTagged("allow", field{"hints", d.Hints, d.Hints == nil},
+			field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	case "block":
 		return marshalTagged("block", field{name: "reason", val: d.Reason},
 			field{"metadata", d.Metadata, len(d.Metadata) == 0})
 	}
-	return marshalTagged("allow", field{"hints", d.Hints, d.Hints == nil},
-		field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	return nil, errUnknownKind("reasoning", d.Decision)
 }
 
 // UnmarshalJSON reads either variant.
@@ -281,12 +339,18 @@ func (d *ReasoningDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = ReasoningDecision{Decision: kind, Hints: w.Hints, Reason: w.Reason, Metadata: nullToNil(w.Metadata)}
+	*d = ReasoningDecision{Decision: kind, Metadata: nullToNil(w.Metadata)}
+	if kind == "allow" {
+		d.Hints = w.Hints
+	} else {
+		d.Reason = w.Reason
+	}
 	return nil
 }
 
 // RateLimitDecision answers rate_limit: retry {retry_after_ms, metadata?},
 // queue {} or skip {reason}.
+// Encoding fails unless Decision names one of the variants.
 type RateLimitDecision struct {
 	Decision     string // "retry", "queue" or "skip"
 	RetryAfterMs uint64
@@ -301,9 +365,11 @@ func (d RateLimitDecision) MarshalJSON() ([]byte, error) {
 		return marshalTagged("queue")
 	case "skip":
 		return marshalTagged("skip", field{name: "reason", val: d.Reason})
+	case "retry":
+		return marshalTagged("retry", field{name: "retry_after_ms", val: d.RetryAfterMs},
+			field{"metadata", d.Metadata, len(d.Metadata) == 0})
 	}
-	return marshalTagged("retry", field{name: "retry_after_ms", val: d.RetryAfterMs},
-		field{"metadata", d.Metadata, len(d.Metadata) == 0})
+	return nil, errUnknownKind("rate_limit", d.Decision)
 }
 
 // UnmarshalJSON reads any variant.
@@ -318,12 +384,19 @@ func (d *RateLimitDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = RateLimitDecision{Decision: kind, RetryAfterMs: w.RetryAfterMs, Metadata: nullToNil(w.Metadata), Reason: w.Reason}
+	*d = RateLimitDecision{Decision: kind}
+	switch kind {
+	case "retry":
+		d.RetryAfterMs, d.Metadata = w.RetryAfterMs, nullToNil(w.Metadata)
+	case "skip":
+		d.Reason = w.Reason
+	}
 	return nil
 }
 
 // ConfirmationDecision answers confirmation: escalate {}, approve {} or
 // reject {reason}.
+// Encoding fails unless Decision names one of the variants.
 type ConfirmationDecision struct {
 	Decision string // "escalate", "approve" or "reject"
 	Reason   string
@@ -336,8 +409,10 @@ func (d ConfirmationDecision) MarshalJSON() ([]byte, error) {
 		return marshalTagged("approve")
 	case "reject":
 		return marshalTagged("reject", field{name: "reason", val: d.Reason})
+	case "escalate":
+		return marshalTagged("escalate")
 	}
-	return marshalTagged("escalate")
+	return nil, errUnknownKind("confirmation", d.Decision)
 }
 
 // UnmarshalJSON reads any variant.
@@ -350,15 +425,11 @@ func (d *ConfirmationDecision) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*d = ConfirmationDecision{Decision: kind, Reason: w.Reason}
-	return nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
+	*d = ConfirmationDecision{Decision: kind}
+	if kind == "reject" {
+		d.Reason = w.Reason
 	}
-	return s
+	return nil
 }
 
 func deref(p *string) string {
