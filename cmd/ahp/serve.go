@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/transport"
 )
@@ -60,8 +61,14 @@ func knownListenSchemes() []string {
 // their flag values in variables of their own.
 var serveFlagHooks []func(*pflag.FlagSet)
 
-// serveOptions are the flags of ahp serve.
+// serveOptions are the flags of ahp serve. Flags that are set override
+// the configuration file; the others keep its values (or the defaults).
 type serveOptions struct {
+	configFile      string
+	printConfig     bool
+	dataDir         string
+	admin           string
+	policies        []string
 	listen          []string
 	maxMessageBytes int
 	maxInFlight     int
@@ -69,6 +76,9 @@ type serveOptions struct {
 	batchSize       int
 	timeoutMs       uint64
 	cpuProfile      string
+
+	cfg           config.Config // the effective configuration
+	adminExplicit bool          // the admin address was chosen, not defaulted
 }
 
 func init() {
@@ -94,13 +104,16 @@ answers each blocking event with a decision. Listen addresses:
 With no --listen, the harness listens on the Unix socket ./` + defaultSocket + `
 and prints how to connect. Logs go to stderr.
 
-Until a policy is configured, the built-in baseline decides: pre_action
-events whose arguments.command is a destructive shell command (recursive
-delete of / or ~, dd if=, mkfs, writes to /dev/sd*, a fork bomb, curl|sh,
-wget|sh) are blocked; everything else is allowed; intent_detection is
-answered by a keyword classifier.`,
+With no configuration file, everything has a default: the audit log,
+approvals and memory live in SQLite under ./ahp-data, the built-in policy
+packs decide (destructive shell commands are blocked, private keys and
+cloud credentials in prompts and tool arguments are blocked), and the
+admin API (approvals, /healthz, /readyz, /metrics) listens on
+http://127.0.0.1:7700. See --print-config for every setting.`,
 		Example: `  ahp serve
   ahp serve --listen unix:/run/ahp/ahp.sock
+  ahp serve --config ahp.yaml --policy team.yaml
+  ahp serve --print-config > ahp.yaml
   ahp send --connect 'stdio:ahp serve --listen stdio' pre_action '{"tool_name":"bash","arguments":{"command":"ls"}}'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -108,6 +121,11 @@ answered by a keyword classifier.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.configFile, "config", os.Getenv("AHP_CONFIG"), "configuration file (YAML; or $AHP_CONFIG)")
+	f.BoolVar(&o.printConfig, "print-config", false, "print the effective configuration as YAML and exit")
+	f.StringVar(&o.dataDir, "data-dir", "", "directory of the audit store and admin token (default ./ahp-data)")
+	f.StringVar(&o.admin, "admin", "", "admin API address, e.g. http://127.0.0.1:7700 (\"off\" disables it)")
+	f.StringArrayVar(&o.policies, "policy", nil, "policy file to load after the built-in packs, repeatable")
 	f.StringArrayVar(&o.listen, "listen", nil, "address to listen on, repeatable: "+strings.Join(knownListenSchemes(), ", ")+" (default unix:./"+defaultSocket+")")
 	f.IntVar(&o.maxMessageBytes, "max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted from an agent")
 	f.IntVar(&o.maxInFlight, "max-in-flight", 256, "concurrent requests per connection")
@@ -123,6 +141,18 @@ answered by a keyword classifier.`,
 }
 
 func runServe(cmd *cobra.Command, o *serveOptions) error {
+	if err := effectiveConfig(cmd, o); err != nil {
+		return err
+	}
+	if o.printConfig {
+		out, err := o.cfg.Marshal()
+		if err != nil {
+			return err
+		}
+		_, err = cmd.OutOrStdout().Write(out)
+		return err
+	}
+	logLevel, logFormat = o.cfg.Log.Level, o.cfg.Log.Format
 	log, err := newLogger()
 	if err != nil {
 		return err
@@ -139,25 +169,27 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
-	h, closeHarness, err := buildHarness(ctx, log, o)
+	hs, err := buildHarness(ctx, log, o)
 	if err != nil {
 		return err
 	}
-	defer closeHarness()
-	srv := server.New(h, server.Options{
-		Name: "ahp", Version: buildVersion(),
-		TimeoutMs: o.timeoutMs, BatchSize: o.batchSize, MaxDepth: o.maxDepth,
-		MaxMessageBytes: o.maxMessageBytes, MaxInFlight: o.maxInFlight, Logger: log,
+	defer hs.close()
+	c := o.cfg.Harness
+	srv := server.New(hs.handler, server.Options{
+		Name: c.Name, Version: buildVersion(),
+		TimeoutMs: c.TimeoutMs, BatchSize: c.BatchSize, MaxDepth: c.MaxDepth,
+		MaxMessageBytes: c.MaxMessageBytes, MaxInFlight: c.MaxInFlight, Logger: log,
 	})
 	env := &serveEnv{srv: srv, log: log, opts: o}
-
-	listens := o.listen
-	if len(listens) == 0 {
-		listens = []string{"unix:" + defaultSocket}
+	if err := hs.startAdmin(ctx, cancel); err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	go hs.watchReloads(ctx)
+
+	listens := o.cfg.Listen
 	errc := make(chan error, len(listens))
 	var wg sync.WaitGroup
 	for _, addr := range listens {
@@ -221,4 +253,58 @@ func serveUnix(ctx context.Context, env *serveEnv, _, target string, ready func(
 	}
 	ready(fmt.Sprintf("ahp: harness listening on unix:%s\nahp: try: ahp send --connect unix:%s pre_action '{\"tool_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}'", shown, shown))
 	return env.srv.Serve(ctx, l)
+}
+
+// effectiveConfig loads the configuration file (if any) and applies the
+// flags that were set.
+func effectiveConfig(cmd *cobra.Command, o *serveOptions) error {
+	c := config.Default()
+	if o.configFile != "" {
+		var err error
+		if c, err = config.Load(o.configFile); err != nil {
+			return err
+		}
+	}
+	f := cmd.Flags()
+	if o.dataDir != "" {
+		c.DataDir = o.dataDir
+	}
+	o.adminExplicit = o.admin != "" || (o.configFile != "" && c.Admin != config.Default().Admin)
+	if o.admin != "" {
+		c.Admin = o.admin
+	}
+	if c.Admin == "off" {
+		c.Admin = ""
+	}
+	c.Policy.Files = append(c.Policy.Files, o.policies...)
+	if len(o.listen) > 0 {
+		c.Listen = o.listen
+	}
+	if f.Changed("max-message-bytes") {
+		c.Harness.MaxMessageBytes = o.maxMessageBytes
+	}
+	if f.Changed("max-in-flight") {
+		c.Harness.MaxInFlight = o.maxInFlight
+	}
+	if f.Changed("max-depth") {
+		c.Harness.MaxDepth = o.maxDepth
+	}
+	if f.Changed("batch-size") {
+		c.Harness.BatchSize = o.batchSize
+	}
+	if f.Changed("timeout-ms") {
+		c.Harness.TimeoutMs = o.timeoutMs
+	}
+	if f.Changed("log-level") || c.Log.Level == "" {
+		c.Log.Level = logLevel
+	}
+	if f.Changed("log-format") || c.Log.Format == "" {
+		c.Log.Format = logFormat
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	o.maxMessageBytes = c.Harness.MaxMessageBytes
+	o.cfg = c
+	return nil
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahp-go/ahp/admin"
+)
+
+func init() { register(newApprovalsCmd) }
+
+// adminClientOptions say how to reach the admin API.
+type adminClientOptions struct {
+	addr    string
+	token   string
+	dataDir string
+}
+
+func addAdminClientFlags(cmd *cobra.Command, o *adminClientOptions) {
+	f := cmd.PersistentFlags()
+	def := os.Getenv("AHP_ADMIN")
+	if def == "" {
+		def = "http://127.0.0.1:7700"
+	}
+	f.StringVar(&o.addr, "admin", def, "admin API address (or $AHP_ADMIN)")
+	f.StringVar(&o.token, "token", "", "approver or admin token; prefer $AHP_ADMIN_TOKEN, default: the local token in --data-dir")
+	f.StringVar(&o.dataDir, "data-dir", "./ahp-data", "data directory of a local harness, where its admin token is")
+}
+
+// bearer returns the token to present.
+func (o *adminClientOptions) bearer() (string, error) {
+	if o.token != "" {
+		return o.token, nil
+	}
+	if t := os.Getenv("AHP_ADMIN_TOKEN"); t != "" {
+		return t, nil
+	}
+	b, err := os.ReadFile(filepath.Join(o.dataDir, admin.TokenFile))
+	if err != nil {
+		return "", fmt.Errorf("no token: set $AHP_ADMIN_TOKEN or --token, or run next to a harness whose --data-dir holds %s (%v)", admin.TokenFile, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// call performs one admin API request and decodes a JSON answer into out.
+func (o *adminClientOptions) call(ctx context.Context, method, path string, body, out any) error {
+	tok, err := o.bearer()
+	if err != nil {
+		return err
+	}
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(o.addr, "/")+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("admin API at %s: %w", o.addr, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s (HTTP %d)", e.Error, resp.StatusCode)
+		}
+		return fmt.Errorf("admin API answered HTTP %d", resp.StatusCode)
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+func newApprovalsCmd() *cobra.Command {
+	o := &adminClientOptions{}
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "List and answer escalations waiting for a human",
+		Long: `List and answer the approvals a harness is waiting for.
+
+When a policy rule escalates with await_approval (or an agent sends a
+confirmation event), the agent's request waits until a human approves or
+denies it here, or until the rule's timeout applies its fallback.
+
+These commands talk to the harness's admin API (default
+http://127.0.0.1:7700) with an approver or admin token: $AHP_ADMIN_TOKEN,
+--token, or, on the harness's machine, the local token the harness wrote
+to <data-dir>/admin.token. Agent credentials can never answer an approval.`,
+	}
+	addAdminClientFlags(cmd, o)
+	var status string
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List approvals (pending ones by default)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			path := "/v1/approvals"
+			if status != "all" {
+				path += "?status=" + status
+			}
+			var out struct {
+				Approvals []admin.ApprovalJSON `json:"approvals"`
+			}
+			if err := o.call(ctx, http.MethodGet, path, nil, &out); err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				for _, a := range out.Approvals {
+					if err := enc.Encode(a); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if len(out.Approvals) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "no %s approvals\n", status)
+				return nil
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tCREATED\tSTATUS\tSESSION\tAGENT\tRULE\tREASON")
+			for _, a := range out.Approvals {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Created.Local().Format(time.DateTime),
+					a.Status, a.SessionID, a.AgentID, a.RuleID, oneLine(a.Reason, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&status, "status", "pending", "pending, approved, denied, expired or all")
+	list.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
+	cmd.AddCommand(list, decideCmd(o, true), decideCmd(o, false))
+	return cmd
+}
+
+func decideCmd(o *adminClientOptions, approve bool) *cobra.Command {
+	verb, past := "deny", "denied"
+	if approve {
+		verb, past = "approve", "approved"
+	}
+	var reason string
+	c := &cobra.Command{
+		Use:   verb + " ID",
+		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a pending approval; the waiting agent gets the answer at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			var a admin.ApprovalJSON
+			if err := o.call(ctx, http.MethodPost, "/v1/approvals/"+args[0]+"/"+verb, map[string]string{"reason": reason}, &a); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "approval %s %s by %s\n", a.ID, past, a.DecidedBy)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&reason, "reason", "", "why (recorded and sent to the agent)")
+	return c
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}

@@ -1,0 +1,223 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ahp-go/ahp/policy"
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/server"
+	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// Options configure a Harness.
+type Options struct {
+	// Engine decides generic events (and gates typed ones). Required.
+	Engine *policy.Engine
+	// Store records every event and decision, keeps approvals and facts.
+	// Required.
+	Store store.Store
+	// ApprovalTimeout applies to escalations whose rule names no timeout
+	// (5 minutes when 0).
+	ApprovalTimeout time.Duration
+	// ApprovalFallback is the decision when nobody answers an approval in
+	// time and the rule names no fallback: allow or block (block when "").
+	ApprovalFallback protocol.DecisionKind
+	// DeferIdleWhilePending answers idle with defer while approvals wait.
+	DeferIdleWhilePending bool
+	// MemoryMaxResults bounds the facts memory_recall returns (20 when 0).
+	MemoryMaxResults int
+	// Perceiver answers context_perception; nil answers with configured
+	// nothing (an empty allow).
+	Perceiver Perceiver
+	// Metrics, when set, receives the harness's measurements.
+	Metrics *Metrics
+	// Logger receives the harness's log lines (discarded when nil).
+	Logger *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Perceiver answers context_perception events.
+type Perceiver interface {
+	Perceive(ctx context.Context, p *protocol.ContextPerceptionPayload) (protocol.ContextPerceptionDecision, error)
+}
+
+// Harness is the server.Handler of ahp serve: it decides events with the
+// policy engine, waits for humans when a rule asks for approval, records
+// every event and decision durably, and answers the typed harness points.
+type Harness struct {
+	server.BaseHandler
+	opts      Options
+	log       *slog.Logger
+	now       func() time.Time
+	sessions  *sessions
+	approvals *approvalWaiters
+	met       *Metrics
+}
+
+// New returns a Harness. Call Start before serving and Close after.
+func New(opts Options) (*Harness, error) {
+	if opts.Engine == nil || opts.Store == nil {
+		return nil, errors.New("harness: Engine and Store are required")
+	}
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = 5 * time.Minute
+	}
+	if opts.ApprovalFallback == "" {
+		opts.ApprovalFallback = protocol.DecisionBlock
+	}
+	if opts.MemoryMaxResults <= 0 {
+		opts.MemoryMaxResults = 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Harness{
+		opts: opts, log: log, now: opts.Now,
+		sessions:  newSessions(100000),
+		approvals: newApprovalWaiters(),
+		met:       opts.Metrics,
+	}, nil
+}
+
+// Start prepares the harness: approvals still pending from a previous run
+// are marked expired, because the requests that waited for them are gone
+// (their records stay for audit).
+func (h *Harness) Start(ctx context.Context) error {
+	expired, err := h.opts.Store.Approvals().ExpirePending(ctx, h.now(), "harness restarted: the waiting request is gone, fallback applied")
+	if err != nil {
+		return fmt.Errorf("harness: expire pending approvals: %w", err)
+	}
+	if len(expired) > 0 {
+		h.log.Warn("pending approvals expired at start", "count", len(expired))
+	}
+	return nil
+}
+
+// Engine returns the policy engine (for reloads).
+func (h *Harness) Engine() *policy.Engine { return h.opts.Engine }
+
+// peerOf returns the connection info of the caller.
+func peerOf(ctx context.Context) transport.Info { return server.PeerFromContext(ctx) }
+
+func principalID(p transport.Info) string {
+	if p.Principal == nil {
+		return ""
+	}
+	return p.Principal.ID
+}
+
+// HandleEvent decides a generic blocking event.
+func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol.Decision, error) {
+	start := h.now()
+	peer := peerOf(ctx)
+	res := h.evaluate(ev, peer)
+	d := res.Decision
+	var approvalErr string
+	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
+		d, approvalErr = h.awaitApproval(ctx, ev, peer, &res)
+	}
+	h.sessions.observe(ev, d.Kind)
+	errText := approvalErr
+	if res.Err != nil {
+		errText = res.Err.Error()
+	}
+	if err := h.record(ctx, ev, peer, start, d, res.RuleID, errText); err != nil {
+		h.log.Error("audit append failed: failing closed", "error", err, "session_id", ev.SessionID)
+		return protocol.Block("harness could not record the decision (audit log unavailable); failing closed"), nil
+	}
+	h.met.decided(ev.EventType, d.Kind, res.RuleID, h.now().Sub(start))
+	return d, nil
+}
+
+// evaluate runs the policy engine on ev.
+func (h *Harness) evaluate(ev *protocol.Event, peer transport.Info) policy.Result {
+	in := policy.Input{Event: ev, Session: h.sessions.state(ev.SessionID), Transport: peer.Transport}
+	if peer.Principal != nil {
+		in.Principal = policy.Principal{ID: peer.Principal.ID, Roles: peer.Principal.Roles}
+	}
+	return h.opts.Engine.Evaluate(&in)
+}
+
+// record appends the audit record of a blocking event and waits until it
+// is durable.
+func (h *Harness) record(ctx context.Context, ev *protocol.Event, peer transport.Info, start time.Time, d any, ruleID, errText string) error {
+	evJSON, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	dJSON, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	rec := &store.AuditRecord{
+		Time: start, SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
+		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: decisionTag(dJSON), RuleID: ruleID,
+		PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
+		Latency: h.now().Sub(start), Error: errText,
+	}
+	// The agent may have gone away; the record is still owed to the audit
+	// log, so it is not tied to the request's context.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return h.opts.Store.Audit().Append(actx, rec)
+}
+
+// decisionTag returns the "decision" member of a decision's JSON.
+func decisionTag(d json.RawMessage) string {
+	var t struct {
+		Decision string `json:"decision"`
+	}
+	_ = json.Unmarshal(d, &t)
+	return t.Decision
+}
+
+// HandleNotification records a fire-and-forget event and updates the
+// session counters.
+func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
+	h.sessions.observe(ev, "")
+	peer := peerOf(ctx)
+	evJSON, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	rec := &store.AuditRecord{
+		Time: h.now(), SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
+		Event: evJSON, PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
+	}
+	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
+		h.log.Error("audit append failed for a notification", "error", err, "event_type", string(ev.EventType))
+	}
+	h.met.notified(ev.EventType)
+}
+
+// EventRejected records events the server refused (they get no answer).
+func (h *Harness) EventRejected(ctx context.Context, raw []byte, reason string) {
+	peer := peerOf(ctx)
+	var ev protocol.Event
+	_ = json.Unmarshal(raw, &struct {
+		Params *protocol.Event `json:"params"`
+	}{&ev})
+	rec := &store.AuditRecord{
+		Time: h.now(), SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
+		Outcome: "rejected", PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer),
+		Transport: peer.Transport, Error: reason,
+	}
+	if json.Valid(raw) && len(raw) <= store.MaxAuditJSONBytes {
+		rec.Event = raw
+	}
+	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
+		h.log.Error("audit append failed for a rejected event", "error", err)
+	}
+	h.met.rejected()
+}
