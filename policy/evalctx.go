@@ -1,0 +1,152 @@
+package policy
+
+import (
+	"encoding/json"
+	"sync"
+
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/interpreter"
+)
+
+// evalCtx is the state of one evaluation and the CEL activation every rule
+// of that evaluation reads its variables from. Everything is computed on
+// first use and cached, so ten rules reading payload.tool_name decode it
+// once. Contexts are pooled.
+type evalCtx struct {
+	set     *Set
+	in      Input
+	payload ref.Val // decoded payload, nil until read
+	context ref.Val // decoded event context, nil until read
+	tool    string
+	toolSet bool
+	slots   [numSlots]ref.Val
+}
+
+var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}
+
+// release clears the context and returns it to the pool.
+func (c *evalCtx) release() {
+	*c = evalCtx{}
+	ctxPool.Put(c)
+}
+
+// emptyMap is the value of absent maps (event.metadata, context).
+var emptyMap = types.NewRefValMap(types.DefaultTypeAdapter, map[ref.Val]ref.Val{})
+
+// ResolveName implements interpreter.Activation.
+func (c *evalCtx) ResolveName(name string) (any, bool) {
+	switch name {
+	case "payload":
+		return c.payloadVal(), true
+	case "event":
+		return structVal[eventKind]{c}, true
+	case "session":
+		return structVal[sessionKind]{c}, true
+	case "principal":
+		return structVal[principalKind]{c}, true
+	case "context":
+		return c.contextVal(), true
+	case "config":
+		return c.set.config, true
+	}
+	return nil, false
+}
+
+// Parent implements interpreter.Activation.
+func (c *evalCtx) Parent() interpreter.Activation { return nil }
+
+// payloadVal decodes the payload on first use.
+func (c *evalCtx) payloadVal() ref.Val {
+	if c.payload == nil {
+		raw := c.in.Event.Payload
+		if len(raw) == 0 {
+			c.payload = types.NullValue
+		} else {
+			c.payload = decodeJSON(string(raw))
+		}
+	}
+	return c.payload
+}
+
+// toolName returns payload.tool_name, or "" when there is none.
+func (c *evalCtx) toolName() string {
+	if !c.toolSet {
+		c.toolSet = true
+		if o, ok := c.payloadVal().(*jsonObject); ok {
+			if v, found := o.lookup("tool_name"); found {
+				if s, ok := v.(types.String); ok {
+					c.tool = string(s)
+				}
+			}
+		}
+	}
+	return c.tool
+}
+
+// contextVal decodes the event's context on first use.
+func (c *evalCtx) contextVal() ref.Val {
+	if c.context == nil {
+		c.context = emptyMap
+		if ctx := c.in.Event.Context; ctx != nil {
+			if b, err := json.Marshal(ctx); err == nil {
+				c.context = decodeJSON(string(b))
+			} else {
+				c.context = types.WrapErr(err)
+			}
+		}
+	}
+	return c.context
+}
+
+// field returns the value of a struct field slot, computing it once.
+func (c *evalCtx) field(slot int) ref.Val {
+	if v := c.slots[slot]; v != nil {
+		return v
+	}
+	ev, in := c.in.Event, &c.in
+	var v ref.Val
+	switch slot {
+	case slotEventType:
+		v = types.String(ev.EventType)
+	case slotSessionID:
+		v = types.String(ev.SessionID)
+	case slotAgentID:
+		v = types.String(ev.AgentID)
+	case slotTimestamp:
+		v = types.String(ev.Timestamp)
+	case slotDepth:
+		v = types.Int(ev.Depth)
+	case slotTool:
+		v = types.String(c.toolName())
+	case slotCommand:
+		v = types.String(shellCommand(c.payloadVal()))
+	case slotTransport:
+		v = types.String(in.Transport)
+	case slotMetadata:
+		v = emptyMap
+		if len(ev.Metadata) > 0 {
+			if m, ok := decodeJSON(string(ev.Metadata)).(*jsonObject); ok {
+				v = m
+			}
+		}
+	case slotPrincipalID:
+		v = types.String(in.Principal.ID)
+	case slotPrincipalRoles:
+		v = types.NewStringList(types.DefaultTypeAdapter, in.Principal.Roles)
+	case slotActions:
+		v = types.Int(in.Session.Actions)
+	case slotTokens:
+		v = types.Int(in.Session.Tokens)
+	case slotErrors:
+		v = types.Int(in.Session.Errors)
+	case slotRecentTools:
+		v = types.NewStringList(types.DefaultTypeAdapter, in.Session.RecentTools)
+	case slotRunStatus:
+		v = types.String(in.Session.RunStatus)
+	default:
+		v = types.NewErr("policy: unknown field slot %d", slot)
+	}
+	c.slots[slot] = v
+	return v
+}

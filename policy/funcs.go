@@ -1,0 +1,73 @@
+package policy
+
+import (
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+)
+
+// functions returns the CEL functions this package adds to the standard
+// library. docs/policy.md lists them with examples.
+func functions() []cel.EnvOption {
+	strList := cel.ListType(cel.StringType)
+	unary := func(name string, arg, result *cel.Type, fn func(ref.Val) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.Overload(name+"_"+typeTag(arg), []*cel.Type{arg}, result, cel.UnaryBinding(fn)))
+	}
+	binary := func(name string, a, b, result *cel.Type, fn func(ref.Val, ref.Val) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.Overload(name+"_"+typeTag(a)+"_"+typeTag(b), []*cel.Type{a, b}, result, cel.BinaryBinding(fn)))
+	}
+	return []cel.EnvOption{
+		binary("glob", cel.StringType, cel.DynType, cel.BoolType, celGlob),
+		binary("path_within", cel.StringType, cel.DynType, cel.BoolType, celPathWithin),
+		binary("host_allowed", cel.StringType, cel.DynType, cel.BoolType, celHostAllowed),
+		unary("url_host", cel.StringType, cel.StringType, func(v ref.Val) ref.Val {
+			return types.String(urlHost(string(v.(types.String))))
+		}),
+		unary("shell_command", cel.DynType, cel.StringType, func(v ref.Val) ref.Val {
+			return types.String(shellCommand(v))
+		}),
+		unary("action_paths", cel.DynType, strList, func(v ref.Val) ref.Val {
+			return types.NewStringList(types.DefaultTypeAdapter, actionPaths(v))
+		}),
+		unary("action_hosts", cel.DynType, strList, func(v ref.Val) ref.Val {
+			return types.NewStringList(types.DefaultTypeAdapter, actionHosts(v))
+		}),
+		unary("secret_kinds", cel.DynType, strList, celSecretKinds),
+		unary("has_secret", cel.DynType, cel.BoolType, celHasSecret),
+		unary("redact_secrets", cel.DynType, cel.DynType, celRedactSecrets),
+	}
+}
+
+func typeTag(t *cel.Type) string {
+	if t == cel.DynType {
+		return "dyn"
+	}
+	return t.String()
+}
+
+// celGlob implements glob(string, pattern or list of patterns) -> bool.
+func celGlob(s, patterns ref.Val) ref.Val {
+	ps, err := celStringList(patterns)
+	if err != nil {
+		return err
+	}
+	return types.Bool(globAny(ps, string(s.(types.String))))
+}
+
+// celPathWithin implements path_within(string, root or list of roots).
+func celPathWithin(p, roots ref.Val) ref.Val {
+	rs, err := celStringList(roots)
+	if err != nil {
+		return err
+	}
+	return types.Bool(pathWithin(string(p.(types.String)), rs))
+}
+
+// celHostAllowed implements host_allowed(string, entry or list of entries).
+func celHostAllowed(h, allowed ref.Val) ref.Val {
+	as, err := celStringList(allowed)
+	if err != nil {
+		return err
+	}
+	return types.Bool(hostAllowed(string(h.(types.String)), as))
+}

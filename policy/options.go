@@ -1,0 +1,39 @@
+package policy
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ahp-go/ahp/protocol"
+)
+
+// Options configure how policies are compiled and what applies when no
+// rule matches. The zero value enables the default packs and allows by
+// default.
+type Options struct {
+	// Packs switches built-in rule packs on (true) or off (false) by name.
+	// Packs not named keep their default: destructive_shell and secrets are
+	// on, the others off. See Packs for the list.
+	Packs map[string]bool
+	// Params are visible to every rule as config.NAME. They override the
+	// defaults that enabled packs declare (for example workspace_roots for
+	// filesystem_scope, allowed_hosts for network_egress).
+	Params map[string]any
+	// Default is the decision when no rule matches: allow (also the zero
+	// value) or block.
+	Default protocol.DecisionKind
+	// DefaultReason is the reason of a default block. Empty means
+	// "no policy rule allows this event".
+	DefaultReason string
+	// Registerer, when set, receives the engine's metrics. Only NewEngine
+	// uses it.
+	Registerer prometheus.Registerer
+}
+
+// PackEnabled reports whether the options turn pack name on.
+func (o Options) PackEnabled(name string) bool {
+	if on, ok := o.Packs[name]; ok {
+		return on
+	}
+	p, ok := packByName(name)
+	return ok && p.Default
+}

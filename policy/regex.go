@@ -1,0 +1,63 @@
+package policy
+
+import (
+	"fmt"
+	"regexp"
+
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/interpreter"
+)
+
+// compileMatches is a planner decorator that compiles the pattern of every
+// s.matches('constant') call once, when the program is built, and replaces
+// the call with a node that evaluates without allocating. A bad pattern is a
+// load error. Patterns are RE2 (Go regexp), as CEL specifies.
+func compileMatches(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
+	call, ok := i.(interpreter.InterpretableCall)
+	if !ok || call.Function() != "matches" || len(call.Args()) != 2 {
+		return i, nil
+	}
+	pat, ok := call.Args()[1].(interpreter.InterpretableConst)
+	if !ok {
+		return i, nil
+	}
+	s, ok := pat.Value().(types.String)
+	if !ok {
+		return i, nil
+	}
+	re, err := regexp.Compile(string(s))
+	if err != nil {
+		return nil, fmt.Errorf("matches: bad pattern %q: %w", string(s), err)
+	}
+	return &matchNode{id: call.ID(), subject: call.Args()[0], re: re}, nil
+}
+
+// matchNode evaluates subject.matches(re) with a precompiled pattern.
+type matchNode struct {
+	id      int64
+	subject interpreter.InterpretableV2
+	re      *regexp.Regexp
+}
+
+// ID implements interpreter.Interpretable.
+func (n *matchNode) ID() int64 { return n.id }
+
+// Eval implements interpreter.Interpretable.
+func (n *matchNode) Eval(a interpreter.Activation) ref.Val { return n.match(n.subject.Eval(a)) }
+
+// Exec implements interpreter.InterpretableV2.
+func (n *matchNode) Exec(f *interpreter.ExecutionFrame) ref.Val {
+	return n.match(n.subject.Exec(f))
+}
+
+func (n *matchNode) match(v ref.Val) ref.Val {
+	s, ok := v.(types.String)
+	if !ok {
+		if types.IsUnknownOrError(v) {
+			return v
+		}
+		return types.MaybeNoSuchOverloadErr(v)
+	}
+	return types.Bool(n.re.MatchString(string(s)))
+}
