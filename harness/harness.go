@@ -56,7 +56,7 @@ type Harness struct {
 	opts      Options
 	log       *slog.Logger
 	now       func() time.Time
-	sessions  *sessions
+	sessions  *Sessions
 	approvals *approvalWaiters
 	met       *Metrics
 }
@@ -84,7 +84,7 @@ func New(opts Options) (*Harness, error) {
 	}
 	return &Harness{
 		opts: opts, log: log, now: opts.Now,
-		sessions:  newSessions(100000),
+		sessions:  NewSessions(100000),
 		approvals: newApprovalWaiters(),
 		met:       opts.Metrics,
 	}, nil
@@ -127,7 +127,7 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
 		d, approvalErr = h.awaitApproval(ctx, ev, peer, &res)
 	}
-	h.sessions.observe(ev, d.Kind)
+	h.sessions.Observe(ev, d.Kind)
 	errText := approvalErr
 	if res.Err != nil {
 		errText = res.Err.Error()
@@ -142,7 +142,7 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 
 // evaluate runs the policy engine on ev.
 func (h *Harness) evaluate(ev *protocol.Event, peer transport.Info) policy.Result {
-	in := policy.Input{Event: ev, Session: h.sessions.state(ev.SessionID), Transport: peer.Transport}
+	in := policy.Input{Event: ev, Session: h.sessions.State(ev.SessionID), Transport: peer.Transport}
 	if peer.Principal != nil {
 		in.Principal = policy.Principal{ID: peer.Principal.ID, Roles: peer.Principal.Roles}
 	}
@@ -185,7 +185,7 @@ func decisionTag(d json.RawMessage) string {
 // HandleNotification records a fire-and-forget event and updates the
 // session counters.
 func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
-	h.sessions.observe(ev, "")
+	h.sessions.Observe(ev, "")
 	peer := peerOf(ctx)
 	evJSON, err := json.Marshal(ev)
 	if err != nil {

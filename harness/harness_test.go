@@ -329,24 +329,24 @@ func TestPendingApprovalsExpireOnStart(t *testing.T) {
 
 // Session counters feed policies.
 func TestSessionCounters(t *testing.T) {
-	s := newSessions(2)
+	s := NewSessions(2)
 	ev := func(typ protocol.EventType, session, payload string) *protocol.Event {
 		return &protocol.Event{EventType: typ, SessionID: session, Payload: json.RawMessage(payload)}
 	}
 	for i := 0; i < 12; i++ {
-		s.observe(ev(protocol.EventPreAction, "a", `{"tool_name":"t`+string(rune('a'+i))+`"}`), protocol.DecisionAllow)
+		s.Observe(ev(protocol.EventPreAction, "a", `{"tool_name":"t`+string(rune('a'+i))+`"}`), protocol.DecisionAllow)
 	}
-	s.observe(ev(protocol.EventPreAction, "a", `{"tool_name":"x"}`), protocol.DecisionBlock)
-	s.observe(ev(protocol.EventError, "a", `{}`), "")
-	s.observe(ev(protocol.EventRunLifecycle, "a", `{"status":"verifying"}`), "")
-	s.observe(ev(protocol.EventHeartbeat, "a", `{"tokens_used":1234}`), "")
-	st := s.state("a")
+	s.Observe(ev(protocol.EventPreAction, "a", `{"tool_name":"x"}`), protocol.DecisionBlock)
+	s.Observe(ev(protocol.EventError, "a", `{}`), "")
+	s.Observe(ev(protocol.EventRunLifecycle, "a", `{"status":"verifying"}`), "")
+	s.Observe(ev(protocol.EventHeartbeat, "a", `{"tokens_used":1234}`), "")
+	st := s.State("a")
 	if st.Actions != 12 || st.Errors != 1 || st.RunStatus != "verifying" || st.Tokens != 1234 || len(st.RecentTools) != recentTools || st.RecentTools[recentTools-1] != "x" {
 		t.Fatalf("state: %+v", st)
 	}
-	s.observe(ev(protocol.EventPreAction, "b", `{}`), protocol.DecisionAllow)
-	s.observe(ev(protocol.EventPreAction, "c", `{}`), protocol.DecisionAllow)
-	if st := s.state("a"); st.Actions != 0 {
+	s.Observe(ev(protocol.EventPreAction, "b", `{}`), protocol.DecisionAllow)
+	s.Observe(ev(protocol.EventPreAction, "c", `{}`), protocol.DecisionAllow)
+	if st := s.State("a"); st.Actions != 0 {
 		t.Fatalf("least recent session not evicted: %+v", st)
 	}
 }

@@ -13,10 +13,11 @@ import (
 // recentTools is how many tool names a session remembers.
 const recentTools = 10
 
-// sessions keeps the harness's own counters per session (actions, tokens,
+// Sessions keeps the harness's own counters per session (actions, tokens,
 // errors, recent tools, run status) for policies to read. It holds at most
 // max sessions and forgets the least recently active one beyond that.
-type sessions struct {
+// Replay uses it too, to rebuild the counters from a recorded stream.
+type Sessions struct {
 	mu  sync.Mutex
 	max int
 	m   map[string]*list.Element
@@ -28,12 +29,13 @@ type sessionEntry struct {
 	state policy.SessionState
 }
 
-func newSessions(max int) *sessions {
-	return &sessions{max: max, m: make(map[string]*list.Element), lru: list.New()}
+// NewSessions returns an empty tracker holding at most max sessions.
+func NewSessions(max int) *Sessions {
+	return &Sessions{max: max, m: make(map[string]*list.Element), lru: list.New()}
 }
 
-// state returns a copy of a session's counters.
-func (s *sessions) state(id string) policy.SessionState {
+// State returns a copy of a session's counters.
+func (s *Sessions) State(id string) policy.SessionState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.m[id]; ok {
@@ -45,7 +47,7 @@ func (s *sessions) state(id string) policy.SessionState {
 }
 
 // get returns the entry of a session, creating it; s.mu must be held.
-func (s *sessions) get(id string) *sessionEntry {
+func (s *Sessions) get(id string) *sessionEntry {
 	if e, ok := s.m[id]; ok {
 		s.lru.MoveToFront(e)
 		return e.Value.(*sessionEntry)
@@ -60,9 +62,9 @@ func (s *sessions) get(id string) *sessionEntry {
 	return ent
 }
 
-// observe updates a session's counters with an event (and, for blocking
+// Observe updates a session's counters with an event (and, for blocking
 // events, the kind of decision it got).
-func (s *sessions) observe(ev *protocol.Event, outcome protocol.DecisionKind) {
+func (s *Sessions) Observe(ev *protocol.Event, outcome protocol.DecisionKind) {
 	var tool, runStatus string
 	var tokens int64 = -1
 	switch ev.EventType {
