@@ -35,6 +35,9 @@ type Options struct {
 	// Perceiver answers context_perception; nil answers with configured
 	// nothing (an empty allow).
 	Perceiver Perceiver
+	// Supervisor, when set, enforces an Agent Harness Descriptor before the
+	// policy runs; its hash goes into every audit record.
+	Supervisor *DescriptorSupervisor
 	// Metrics, when set, receives the harness's measurements.
 	Metrics *Metrics
 	// Logger receives the harness's log lines (discarded when nil).
@@ -121,7 +124,13 @@ func principalID(p transport.Info) string {
 func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol.Decision, error) {
 	start := h.now()
 	peer := peerOf(ctx)
-	res := h.evaluate(ev, peer)
+	var res policy.Result
+	if reason := h.superviseCheck(ev); reason != "" {
+		res = policy.Result{Decision: protocol.Block(reason), RuleID: "descriptor"}
+		res.Decision.Metadata, _ = json.Marshal(map[string]string{"rule_id": "descriptor", "descriptor_hash": h.descriptorHash()})
+	} else {
+		res = h.evaluate(ev, peer)
+	}
 	d := res.Decision
 	var approvalErr string
 	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
@@ -164,7 +173,7 @@ func (h *Harness) record(ctx context.Context, ev *protocol.Event, peer transport
 		Time: start, SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
 		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: decisionTag(dJSON), RuleID: ruleID,
 		PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
-		Latency: h.now().Sub(start), Error: errText,
+		Latency: h.now().Sub(start), Error: errText, DescriptorHash: h.descriptorHash(),
 	}
 	// The agent may have gone away; the record is still owed to the audit
 	// log, so it is not tied to the request's context.
@@ -186,6 +195,9 @@ func decisionTag(d json.RawMessage) string {
 // session counters.
 func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 	h.sessions.Observe(ev, "")
+	if h.opts.Supervisor != nil {
+		h.opts.Supervisor.Observe(ev)
+	}
 	peer := peerOf(ctx)
 	evJSON, err := json.Marshal(ev)
 	if err != nil {
@@ -194,6 +206,7 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 	rec := &store.AuditRecord{
 		Time: h.now(), SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
 		Event: evJSON, PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
+		DescriptorHash: h.descriptorHash(),
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
 		h.log.Error("audit append failed for a notification", "error", err, "event_type", string(ev.EventType))
@@ -220,4 +233,20 @@ func (h *Harness) EventRejected(ctx context.Context, raw []byte, reason string) 
 		h.log.Error("audit append failed for a rejected event", "error", err)
 	}
 	h.met.rejected()
+}
+
+// descriptorHash returns the hash of the enforced descriptor, or "".
+func (h *Harness) descriptorHash() string {
+	if h.opts.Supervisor == nil {
+		return ""
+	}
+	return h.opts.Supervisor.Descriptor().Hash()
+}
+
+// superviseCheck applies the descriptor, if any.
+func (h *Harness) superviseCheck(ev *protocol.Event) string {
+	if h.opts.Supervisor == nil {
+		return ""
+	}
+	return h.opts.Supervisor.Check(ev)
 }

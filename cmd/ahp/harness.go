@@ -20,6 +20,7 @@ import (
 
 	"github.com/ahp-go/ahp/admin"
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/descriptor"
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
@@ -85,8 +86,19 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	if c.Approvals.Fallback == "allow" {
 		fallback = protocol.DecisionAllow
 	}
+	var sup *harness.DescriptorSupervisor
+	if c.Descriptor != "" {
+		d, err := descriptor.Load(c.Descriptor)
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		sup = harness.NewDescriptorSupervisor(d)
+		log.Info("enforcing descriptor", "file", c.Descriptor, "name", d.Name(), "hash", d.Hash(), "agents", len(d.AgentIDs()))
+	}
 	h, err := harness.New(harness.Options{
-		Engine: engine, Store: db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
+		Supervisor: sup,
+		Engine:     engine, Store: db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
 		DeferIdleWhilePending: c.Idle.DeferWhilePending, MemoryMaxResults: c.Memory.MaxResults,
 		Perceiver: perceiver, Metrics: met, Logger: log,
 	})

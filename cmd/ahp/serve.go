@@ -69,6 +69,7 @@ type serveOptions struct {
 	dataDir         string
 	admin           string
 	policies        []string
+	descriptor      string
 	listen          []string
 	maxMessageBytes int
 	maxInFlight     int
@@ -126,6 +127,7 @@ http://127.0.0.1:7700. See --print-config for every setting.`,
 	f.StringVar(&o.dataDir, "data-dir", "", "directory of the audit store and admin token (default ./ahp-data)")
 	f.StringVar(&o.admin, "admin", "", "admin API address, e.g. http://127.0.0.1:7700 (\"off\" disables it)")
 	f.StringArrayVar(&o.policies, "policy", nil, "policy file to load after the built-in packs, repeatable")
+	f.StringVar(&o.descriptor, "descriptor", "", "Agent Harness Descriptor to enforce: agents may only use the tools and handoffs it declares")
 	f.StringArrayVar(&o.listen, "listen", nil, "address to listen on, repeatable: "+strings.Join(knownListenSchemes(), ", ")+" (default unix:./"+defaultSocket+")")
 	f.IntVar(&o.maxMessageBytes, "max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted from an agent")
 	f.IntVar(&o.maxInFlight, "max-in-flight", 256, "concurrent requests per connection")
@@ -277,6 +279,9 @@ func effectiveConfig(cmd *cobra.Command, o *serveOptions) error {
 		c.Admin = ""
 	}
 	c.Policy.Files = append(c.Policy.Files, o.policies...)
+	if o.descriptor != "" {
+		c.Descriptor = o.descriptor
+	}
 	if len(o.listen) > 0 {
 		c.Listen = o.listen
 	}
