@@ -50,6 +50,10 @@ type harnessSet struct {
 // harness that decides events.
 func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harnessSet, error) {
 	c := o.cfg
+	if o.protocolOnly {
+		log.Warn("--protocol-only: the baseline decides and nothing is recorded; for benchmarks only")
+		return &harnessSet{handler: &harness.Baseline{Log: log}, log: log, o: o}, nil
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -129,6 +133,9 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 
 // close stops the admin API and closes the store (flushing what it holds).
 func (hs *harnessSet) close() {
+	if hs.db == nil {
+		return
+	}
 	if hs.adminSrv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = hs.adminSrv.Shutdown(ctx)
@@ -144,7 +151,7 @@ func (hs *harnessSet) close() {
 // failure to listen stops the harness (cancel).
 func (hs *harnessSet) startAdmin(ctx context.Context, cancel context.CancelFunc) error {
 	addr := hs.o.cfg.Admin
-	if addr == "" {
+	if addr == "" || hs.db == nil {
 		return nil
 	}
 	u, err := url.Parse(addr)
@@ -197,6 +204,9 @@ func (hs *harnessSet) startAdmin(ctx context.Context, cancel context.CancelFunc)
 // watchReloads reloads the policy on SIGHUP and, when policy.watch is set,
 // when a policy file changes (checked every second).
 func (hs *harnessSet) watchReloads(ctx context.Context) {
+	if hs.reload == nil {
+		return
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

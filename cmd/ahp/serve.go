@@ -77,6 +77,7 @@ type serveOptions struct {
 	batchSize       int
 	timeoutMs       uint64
 	cpuProfile      string
+	protocolOnly    bool
 
 	cfg           config.Config // the effective configuration
 	adminExplicit bool          // the admin address was chosen, not defaulted
@@ -136,6 +137,8 @@ http://127.0.0.1:7700. See --print-config for every setting.`,
 	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
 	_ = f.MarkHidden("cpuprofile")
+	f.BoolVar(&o.protocolOnly, "protocol-only", false, "decide with the built-in baseline only: no policy engine, no audit log (for measuring the protocol layer)")
+	_ = f.MarkHidden("protocol-only")
 	for _, add := range serveFlagHooks {
 		add(f)
 	}
