@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -25,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/transport"
 )
@@ -188,7 +190,7 @@ func (a *api) decide(approve bool) func(http.ResponseWriter, *http.Request, *tra
 			Reason string `json:"reason"`
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxReasonBytes)
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && !errors.Is(err, errEOF) && err.Error() != "EOF" {
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && !errors.Is(err, io.EOF) {
 			writeError(w, http.StatusBadRequest, "body must be JSON like {\"reason\": \"...\"}")
 			return
 		}
@@ -198,7 +200,7 @@ func (a *api) decide(approve bool) func(http.ResponseWriter, *http.Request, *tra
 			writeError(w, http.StatusNotFound, "no approval "+r.PathValue("id"))
 		case errors.Is(err, store.ErrAlreadyDecided):
 			writeError(w, http.StatusConflict, err.Error())
-		case err != nil && strings.Contains(err.Error(), "approv"):
+		case errors.Is(err, harness.ErrNotApprover) || errors.Is(err, harness.ErrSelfApproval):
 			writeError(w, http.StatusForbidden, err.Error())
 		case err != nil:
 			writeError(w, http.StatusInternalServerError, err.Error())
@@ -207,8 +209,6 @@ func (a *api) decide(approve bool) func(http.ResponseWriter, *http.Request, *tra
 		}
 	}
 }
-
-var errEOF = errors.New("EOF")
 
 func (a *api) reload(w http.ResponseWriter, _ *http.Request, p *transport.Principal) {
 	if a.o.Reload == nil {

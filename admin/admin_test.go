@@ -1,0 +1,163 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/store/sqlite"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// recordingDecider answers through the store and remembers the principal.
+type recordingDecider struct {
+	st  store.Store
+	who []string
+}
+
+func (d *recordingDecider) Decide(ctx context.Context, id string, approve bool, p *transport.Principal, reason string) (store.Approval, error) {
+	d.who = append(d.who, p.ID)
+	status := store.ApprovalDenied
+	if approve {
+		status = store.ApprovalApproved
+	}
+	return d.st.Approvals().Decide(ctx, id, store.Resolution{Status: status, By: p.ID, Reason: reason})
+}
+
+// failingStore reports not ready.
+type failingStore struct{ store.Store }
+
+func (failingStore) Ping(context.Context) error { return errors.New("disk full") }
+
+func setup(t *testing.T) (*httptest.Server, *sqlite.DB, string, *recordingDecider) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "ahp.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	tok, err := LocalToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := LocalToken(dir)
+	if again != tok || len(tok) != 64 {
+		t.Fatalf("token not stable: %q %q", tok, again)
+	}
+	creds := auth.AuthenticatorFunc(func(_ context.Context, c auth.Credentials) (*transport.Principal, error) {
+		switch c.Bearer {
+		case "agent-key":
+			return &transport.Principal{ID: "agent-1", Roles: []string{"agent"}}, nil
+		case "observer-key":
+			return &transport.Principal{ID: "watcher", Roles: []string{"observer"}}, nil
+		}
+		return nil, auth.ErrUnauthenticated
+	})
+	dec := &recordingDecider{st: db}
+	srv := httptest.NewServer(Handler(Options{Store: db, Decider: dec, Auth: TokenAuthenticator(tok, creds), Gatherer: prometheus.NewRegistry()}))
+	t.Cleanup(srv.Close)
+	return srv, db, tok, dec
+}
+
+func do(t *testing.T, method, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return resp.StatusCode, b.String()
+}
+
+func TestApprovalsAPI(t *testing.T) {
+	srv, db, tok, dec := setup(t)
+	ctx := context.Background()
+	a := &store.Approval{SessionID: "s", AgentID: "a", RuleID: "r", Reason: "deploy"}
+	if err := db.Approvals().Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := do(t, "GET", srv.URL+"/v1/approvals", "", ""); code != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", code)
+	}
+	if code, _ := do(t, "GET", srv.URL+"/v1/approvals", "wrong", ""); code != http.StatusUnauthorized {
+		t.Fatalf("wrong token: %d", code)
+	}
+	if code, _ := do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/approve", "agent-key", `{}`); code != http.StatusForbidden {
+		t.Fatalf("agent approving: %d", code)
+	}
+	if code, _ := do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/approve", "observer-key", `{}`); code != http.StatusForbidden {
+		t.Fatalf("observer approving: %d", code)
+	}
+	if len(dec.who) != 0 {
+		t.Fatalf("refused callers reached the decider: %v", dec.who)
+	}
+	code, body := do(t, "GET", srv.URL+"/v1/approvals?status=pending", tok, "")
+	if code != 200 || !strings.Contains(body, a.ID) {
+		t.Fatalf("list: %d %s", code, body)
+	}
+	code, body = do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/approve", tok, `{"reason":"ok by me"}`)
+	var got ApprovalJSON
+	_ = json.Unmarshal([]byte(body), &got)
+	if code != 200 || got.Status != "approved" || got.DecidedBy != "local-admin" || got.DecisionReason != "ok by me" {
+		t.Fatalf("approve: %d %s", code, body)
+	}
+	if code, _ := do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/deny", tok, `{}`); code != http.StatusConflict {
+		t.Fatalf("second decision: %d", code)
+	}
+	if code, _ := do(t, "POST", srv.URL+"/v1/approvals/nope/approve", tok, `{}`); code != http.StatusNotFound {
+		t.Fatalf("unknown id: %d", code)
+	}
+	if code, _ := do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/approve", tok, `not json`); code != http.StatusBadRequest {
+		t.Fatalf("bad body: %d", code)
+	}
+	if code, _ := do(t, "GET", srv.URL+"/v1/approvals?status=bogus", tok, ""); code != http.StatusBadRequest {
+		t.Fatalf("bad status filter: %d", code)
+	}
+}
+
+func TestProbes(t *testing.T) {
+	srv, db, _, _ := setup(t)
+	if code, _ := do(t, "GET", srv.URL+"/healthz", "", ""); code != 200 {
+		t.Fatalf("healthz: %d", code)
+	}
+	if code, _ := do(t, "GET", srv.URL+"/readyz", "", ""); code != 200 {
+		t.Fatalf("readyz: %d", code)
+	}
+	if code, _ := do(t, "GET", srv.URL+"/metrics", "", ""); code != 200 {
+		t.Fatalf("metrics: %d", code)
+	}
+	// A store that cannot write turns readiness off.
+	bad := httptest.NewServer(Handler(Options{Store: failingStore{db}}))
+	defer bad.Close()
+	code, body := do(t, "GET", bad.URL+"/readyz", "", "")
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "disk full") {
+		t.Fatalf("not-ready store: %d %s", code, body)
+	}
+	// Without an authenticator nobody may answer approvals.
+	if code, _ := do(t, "GET", bad.URL+"/v1/approvals", "anything", ""); code != http.StatusUnauthorized {
+		t.Fatalf("no authenticator: %d", code)
+	}
+}
