@@ -115,7 +115,7 @@ func TestPacksCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Packs()) != 6 {
+	if len(set.Packs()) != len(Packs()) {
 		t.Fatalf("packs %v", set.Packs())
 	}
 	for _, id := range set.RuleIDs() {
@@ -127,7 +127,7 @@ func TestPacksCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(def.Packs(), ","); got != "destructive_shell,secrets" {
+	if got := strings.Join(def.Packs(), ","); got != "approvals,destructive_shell,secrets" {
 		t.Fatalf("default packs %s", got)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // default.
 type Options struct {
 	// Packs switches built-in rule packs on (true) or off (false) by name.
-	// Packs not named keep their default: destructive_shell and secrets are
+	// Packs not named keep their default: approvals, destructive_shell and secrets are
 	// on, the others off. See Packs for the list.
 	Packs map[string]bool
 	// Params are visible to every rule as config.NAME. They override the
