@@ -10,6 +10,7 @@ import (
 
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/runs"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/transport"
@@ -38,6 +39,9 @@ type Options struct {
 	// Supervisor, when set, enforces an Agent Harness Descriptor before the
 	// policy runs; its hash goes into every audit record.
 	Supervisor *DescriptorSupervisor
+	// Runs, when set, reduces run_lifecycle, task_list and verification
+	// notifications into run records.
+	Runs *runs.Reducer
 	// Metrics, when set, receives the harness's measurements.
 	Metrics *Metrics
 	// Logger receives the harness's log lines (discarded when nil).
@@ -197,6 +201,11 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 	h.sessions.Observe(ev, "")
 	if h.opts.Supervisor != nil {
 		h.opts.Supervisor.Observe(ev)
+	}
+	if h.opts.Runs != nil && ev.EventType.RunContract() {
+		if err := h.opts.Runs.Observe(ctx, ev); err != nil {
+			h.log.Warn("run record not updated", "event_type", string(ev.EventType), "session_id", ev.SessionID, "error", err)
+		}
 	}
 	peer := peerOf(ctx)
 	evJSON, err := json.Marshal(ev)

@@ -24,6 +24,7 @@ import (
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/runs"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store/sqlite"
 )
@@ -100,9 +101,20 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 		sup = harness.NewDescriptorSupervisor(d)
 		log.Info("enforcing descriptor", "file", c.Descriptor, "name", d.Name(), "hash", d.Hash(), "agents", len(d.AgentIDs()))
 	}
+	var descRef func(*protocol.Event) *runs.DescriptorRef
+	if sup != nil {
+		d := sup.Descriptor()
+		ref := &runs.DescriptorRef{Hash: d.Hash(), Name: d.Name(), Version: d.Version()}
+		descRef = func(*protocol.Event) *runs.DescriptorRef { return ref }
+	}
+	reducer, err := runs.New(db.Runs(), runs.Options{Descriptor: descRef, Logger: log, Registerer: reg})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	h, err := harness.New(harness.Options{
-		Supervisor: sup,
-		Engine:     engine, Store: db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
+		Supervisor: sup, Runs: reducer,
+		Engine: engine, Store: db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
 		DeferIdleWhilePending: c.Idle.DeferWhilePending, MemoryMaxResults: c.Memory.MaxResults,
 		Perceiver: perceiver, Metrics: met, Logger: log,
 	})
