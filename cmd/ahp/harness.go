@@ -256,3 +256,30 @@ func (hs *harnessSet) watchReloads(ctx context.Context) {
 		}
 	}
 }
+
+// retain applies the audit retention settings at start and every hour.
+func (hs *harnessSet) retain(ctx context.Context) {
+	if hs.db == nil {
+		return
+	}
+	maxAge, maxRows := hs.o.cfg.Audit.MaxAge.D(), hs.o.cfg.Audit.MaxRows
+	if maxAge <= 0 && maxRows <= 0 {
+		return
+	}
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := hs.db.Audit().Retain(ctx, maxAge, maxRows)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			hs.log.Error("audit retention failed", "error", err)
+		case n > 0:
+			hs.log.Info("audit retention deleted old records", "records", n, "max_age", maxAge, "max_rows", maxRows)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

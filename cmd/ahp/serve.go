@@ -192,7 +192,13 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 	if err := hs.startAdmin(ctx, cancel); err != nil {
 		return err
 	}
-	go hs.watchReloads(ctx)
+	var bg sync.WaitGroup
+	defer func() {
+		cancel() // background work ends before the store closes
+		bg.Wait()
+	}()
+	bg.Go(func() { hs.watchReloads(ctx) })
+	bg.Go(func() { hs.retain(ctx) })
 
 	listens := o.cfg.Listen
 	errc := make(chan error, len(listens))
