@@ -57,6 +57,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	netFlags.reg = reg // network listeners count their refusals here
 
 	popts := policy.Options{Packs: c.Policy.Packs, Params: c.Policy.Params, Registerer: reg}
 	if c.Policy.Default == "block" {

@@ -315,6 +315,25 @@ func effectiveConfig(cmd *cobra.Command, o *serveOptions) error {
 	if f.Changed("log-format") || c.Log.Format == "" {
 		c.Log.Format = logFormat
 	}
+	// The auth section of the file and the security flags fill each other:
+	// a flag that is set wins.
+	if netFlags.credentials == "" {
+		netFlags.credentials = c.Auth.Credentials
+	}
+	if !netFlags.insecureNoAuth {
+		netFlags.insecureNoAuth = c.Auth.InsecureNoAuth
+	}
+	if netFlags.tlsCert == "" {
+		netFlags.tlsCert = c.Auth.TLSCert
+	}
+	if netFlags.tlsKey == "" {
+		netFlags.tlsKey = c.Auth.TLSKey
+	}
+	if netFlags.clientCA == "" {
+		netFlags.clientCA = c.Auth.ClientCA
+	}
+	c.Auth = config.AuthConfig{Credentials: netFlags.credentials, InsecureNoAuth: netFlags.insecureNoAuth,
+		TLSCert: netFlags.tlsCert, TLSKey: netFlags.tlsKey, ClientCA: netFlags.clientCA}
 	if err := c.Validate(); err != nil {
 		return err
 	}
