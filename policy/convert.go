@@ -58,6 +58,16 @@ func appendJSON(b []byte, v ref.Val, depth int) ([]byte, error) {
 		return appendJSON(b, x.GetValue(), depth+1)
 	case *types.Err:
 		return nil, x
+	case structValue:
+		m, err := x.asMap(depth)
+		if err != nil {
+			return nil, err
+		}
+		mv, err := nativeToVal(m, depth)
+		if err != nil {
+			return nil, err
+		}
+		return appendJSON(b, mv, depth+1)
 	case traits.Mapper:
 		return appendMap(b, x, depth)
 	case traits.Lister:
@@ -144,6 +154,8 @@ func toNative(v ref.Val, depth int) (any, error) {
 		return nil, nil
 	case *types.Err:
 		return nil, x
+	case structValue:
+		return x.asMap(depth)
 	case traits.Mapper:
 		out := map[string]any{}
 		it := x.Iterator()

@@ -60,23 +60,37 @@ var socketTools = map[string]bool{"nc": true, "ncat": true, "netcat": true, "tel
 // remoteTools take [user@]host or [user@]host:path operands.
 var remoteTools = map[string]bool{"ssh": true, "scp": true, "sftp": true, "rsync": true}
 
-// valueFlags are options whose next word is a value, not a host, for the
-// tools above. Flags that name a host (a proxy, a jump host) are listed in
+// valueFlags are, per tool, options whose next word is a value, not a
+// host. Options whose value is itself a host (a proxy, a jump host) are in
 // hostFlags instead.
-var valueFlags = map[string]bool{
-	"-o": true, "-d": true, "-H": true, "-u": true, "-X": true, "-A": true, "-e": true, "-b": true,
-	"-c": true, "-F": true, "-T": true, "-w": true, "-m": true, "-K": true, "-E": true, "-r": true,
-	"-C": true, "-y": true, "-Y": true, "-z": true, "-O": true, "-a": true, "-P": true, "-U": true,
-	"-t": true, "-Q": true, "-i": true, "-B": true, "-p": true, "-l": true, "-L": true, "-R": true,
-	"-D": true, "-W": true, "-s": true, "-q": true, "-S": true, "-n": true, "-g": true,
-	"--data": true, "--data-raw": true, "--data-binary": true, "--data-urlencode": true, "--header": true,
-	"--output": true, "--user": true, "--request": true, "--user-agent": true, "--referer": true,
-	"--cookie": true, "--cookie-jar": true, "--form": true, "--upload-file": true, "--write-out": true,
-	"--max-time": true, "--config": true, "--cert": true, "--key": true, "--cacert": true, "--range": true,
-	"--retry": true, "--connect-timeout": true, "--resolve": true, "--output-dir": true,
-	"--output-document": true, "--output-file": true, "--directory-prefix": true, "--post-data": true,
-	"--post-file": true, "--password": true, "--tries": true, "--timeout": true, "--wait": true,
-	"--execute": true, "--input-file": true, "--rsh": true, "--port": true,
+var valueFlags = map[string]map[string]bool{
+	"curl": flagSet("-o -d -H -u -X -A -e -b -c -F -T -w -m -K -E -r -C -y -Y -z --data --data-raw",
+		"--data-binary --data-urlencode --header --output --user --request --user-agent --referer",
+		"--cookie --cookie-jar --form --upload-file --write-out --max-time --config --cert --key",
+		"--cacert --range --retry --connect-timeout --resolve --output-dir --connect-to"),
+	"wget": flagSet("-O -o -a -P -U -e -t -T -w -Q -i -B -l --output-document --output-file",
+		"--directory-prefix --user-agent --post-data --post-file --user --password --tries --timeout",
+		"--wait --execute --input-file --header"),
+	"nc":  flagSet("-p -w -s -i -q -x -X -e -c -I -O -T"),
+	"ssh": flagSet("-p -P -i -l -o -F -L -R -D -b -c -E -e -m -O -Q -S -W -w -B --rsh --port"),
+}
+
+// toolFlags maps each tool to its entry in valueFlags.
+var toolFlags = map[string]string{
+	"curl": "curl", "wget": "wget", "http": "curl", "https": "curl", "xh": "curl", "aria2c": "curl",
+	"lynx": "curl", "links": "curl", "w3m": "curl", "ftp": "curl",
+	"nc": "nc", "ncat": "nc", "netcat": "nc", "telnet": "nc",
+	"ssh": "ssh", "scp": "ssh", "sftp": "ssh", "rsync": "ssh",
+}
+
+func flagSet(groups ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, g := range groups {
+		for _, f := range strings.Fields(g) {
+			out[f] = true
+		}
+	}
+	return out
 }
 
 // hostFlags are options whose value is itself a host the command reaches.
@@ -114,7 +128,7 @@ func shellHosts(line string) []string {
 				}
 				continue
 			}
-			if valueFlags[w] {
+			if valueFlags[toolFlags[tool]][w] {
 				i++
 				continue
 			}

@@ -18,17 +18,37 @@ type evalCtx struct {
 	in      Input
 	payload ref.Val // decoded payload, nil until read
 	context ref.Val // decoded event context, nil until read
-	tool    string
-	toolSet bool
+	toolSet bool    // slots[slotTool] holds payload.tool_name
 	slots   [numSlots]ref.Val
+	// frame is the CEL execution frame every program of this evaluation
+	// runs in, created on first use: one frame instead of one per rule.
+	frame *interpreter.ExecutionFrame
+	// arena holds the first JSON objects decoded for this evaluation.
+	arena objArena
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}
 
 // release clears the context and returns it to the pool.
 func (c *evalCtx) release() {
+	if c.frame != nil {
+		c.frame.Close()
+	}
 	*c = evalCtx{}
 	ctxPool.Put(c)
+}
+
+// activation returns what CEL programs evaluate against: the shared frame,
+// or the context itself if no frame could be made.
+func (c *evalCtx) activation() any {
+	if c.frame == nil {
+		f, err := interpreter.NewExecutionFrame(c)
+		if err != nil {
+			return c
+		}
+		c.frame = f
+	}
+	return c.frame
 }
 
 // emptyMap is the value of absent maps (event.metadata, context).
@@ -63,7 +83,7 @@ func (c *evalCtx) payloadVal() ref.Val {
 		if len(raw) == 0 {
 			c.payload = types.NullValue
 		} else {
-			c.payload = decodeJSON(string(raw))
+			c.payload = decodeValue(string(raw), 0, &c.arena)
 		}
 	}
 	return c.payload
@@ -71,17 +91,25 @@ func (c *evalCtx) payloadVal() ref.Val {
 
 // toolName returns payload.tool_name, or "" when there is none.
 func (c *evalCtx) toolName() string {
+	s, _ := c.toolVal().(types.String)
+	return string(s)
+}
+
+// toolVal returns payload.tool_name as the CEL value the payload already
+// holds (no new allocation), or "".
+func (c *evalCtx) toolVal() ref.Val {
 	if !c.toolSet {
 		c.toolSet = true
+		c.slots[slotTool] = types.String("")
 		if o, ok := c.payloadVal().(*jsonObject); ok {
 			if v, found := o.lookup("tool_name"); found {
-				if s, ok := v.(types.String); ok {
-					c.tool = string(s)
+				if _, ok := v.(types.String); ok {
+					c.slots[slotTool] = v
 				}
 			}
 		}
 	}
-	return c.tool
+	return c.slots[slotTool]
 }
 
 // contextVal decodes the event's context on first use.
@@ -90,7 +118,7 @@ func (c *evalCtx) contextVal() ref.Val {
 		c.context = emptyMap
 		if ctx := c.in.Event.Context; ctx != nil {
 			if b, err := json.Marshal(ctx); err == nil {
-				c.context = decodeJSON(string(b))
+				c.context = decodeValue(string(b), 0, &c.arena)
 			} else {
 				c.context = types.WrapErr(err)
 			}
@@ -118,15 +146,15 @@ func (c *evalCtx) field(slot int) ref.Val {
 	case slotDepth:
 		v = types.Int(ev.Depth)
 	case slotTool:
-		v = types.String(c.toolName())
+		v = c.toolVal()
 	case slotCommand:
-		v = types.String(shellCommand(c.payloadVal()))
+		v = shellCommandVal(c.payloadVal())
 	case slotTransport:
 		v = types.String(in.Transport)
 	case slotMetadata:
 		v = emptyMap
 		if len(ev.Metadata) > 0 {
-			if m, ok := decodeJSON(string(ev.Metadata)).(*jsonObject); ok {
+			if m, ok := decodeValue(string(ev.Metadata), 0, &c.arena).(*jsonObject); ok {
 				v = m
 			}
 		}

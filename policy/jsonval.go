@@ -25,16 +25,24 @@ import (
 // decodeJSON returns the CEL value of one JSON value. Objects are returned
 // unscanned; lists are decoded element by element (objects inside them stay
 // lazy). Malformed text yields a *types.Err.
-func decodeJSON(src string) ref.Val {
+func decodeJSON(src string) ref.Val { return decodeValue(src, 0, nil) }
+
+// decodeValue decodes one value; depth counts the lists it is nested in
+// (objects are decoded lazily, so only lists recurse). Objects come from
+// arena when it has room.
+func decodeValue(src string, depth int, arena *objArena) ref.Val {
 	s := trimSpace(src)
 	if s == "" {
 		return types.NewErr("invalid JSON: empty value")
 	}
 	switch c := s[0]; {
 	case c == '{':
-		return &jsonObject{src: s}
+		return arena.newObject(s)
 	case c == '[':
-		return decodeList(s)
+		if depth >= maxDepth {
+			return types.WrapErr(errTooDeep)
+		}
+		return decodeList(s, depth, arena)
 	case c == '"':
 		str, err := unquoteJSON(s)
 		if err != nil {
@@ -69,7 +77,7 @@ func decodeNumber(s string) ref.Val {
 }
 
 // decodeList decodes a JSON array into a CEL list.
-func decodeList(s string) ref.Val {
+func decodeList(s string, depth int, arena *objArena) ref.Val {
 	var vals []ref.Val
 	i := skipSpace(s, 1)
 	if i < len(s) && s[i] == ']' {
@@ -80,7 +88,7 @@ func decodeList(s string) ref.Val {
 		if err != nil {
 			return types.WrapErr(err)
 		}
-		v := decodeJSON(s[i:end])
+		v := decodeValue(s[i:end], depth+1, arena)
 		if types.IsError(v) {
 			return v
 		}
@@ -111,10 +119,32 @@ type jsonMember struct {
 // jsonObject is a JSON object exposed to CEL as a map(string, dyn).
 type jsonObject struct {
 	src     string // the text from '{' to '}'
+	arena   *objArena
 	scanned bool
 	err     ref.Val // scan error, if any
 	members []jsonMember
 	inline  [4]jsonMember // storage for small objects: one allocation in all
+}
+
+// objArena holds the first objects decoded during one evaluation, so that
+// a typical payload (an object with an arguments object) costs no
+// allocation for them. It lives in the pooled evaluation context and is
+// cleared when the evaluation ends; nothing decoded may outlive it.
+type objArena struct {
+	objs [3]jsonObject
+	n    int
+}
+
+// newObject returns an unscanned object for src, from the arena if it has
+// room (a nil arena has none).
+func (a *objArena) newObject(src string) *jsonObject {
+	if a != nil && a.n < len(a.objs) {
+		o := &a.objs[a.n]
+		a.n++
+		o.src, o.arena = src, a
+		return o
+	}
+	return &jsonObject{src: src, arena: a}
 }
 
 // scan splits the object into members once.
@@ -177,7 +207,7 @@ func (o *jsonObject) fail(format string, args ...any) ref.Val {
 func (o *jsonObject) value(i int) ref.Val {
 	m := &o.members[i]
 	if m.val == nil {
-		m.val = decodeJSON(m.raw)
+		m.val = decodeValue(m.raw, 0, o.arena)
 	}
 	return m.val
 }
@@ -327,120 +357,3 @@ func (it *keyIterator) ConvertToType(ref.Type) ref.Val { return types.NewErr("it
 func (it *keyIterator) Equal(ref.Val) ref.Val          { return types.False }
 func (it *keyIterator) Type() ref.Type                 { return types.IteratorType }
 func (it *keyIterator) Value() any                     { return nil }
-
-// skipSpace returns the index of the first non-space byte at or after i.
-func skipSpace(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-func trimSpace(s string) string {
-	s = s[skipSpace(s, 0):]
-	for len(s) > 0 {
-		switch s[len(s)-1] {
-		case ' ', '\t', '\n', '\r':
-			s = s[:len(s)-1]
-			continue
-		}
-		break
-	}
-	return s
-}
-
-// skipString returns the index just past the string that starts at s[i].
-func skipString(s string, i int) (int, error) {
-	j := i + 1
-	for {
-		k := strings.IndexByte(s[j:], '"')
-		if k < 0 {
-			return 0, fmt.Errorf("unterminated string at offset %d", i)
-		}
-		j += k
-		// The quote ends the string unless an odd run of backslashes escapes it.
-		n := 0
-		for b := j - 1; b > i && s[b] == '\\'; b-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1, nil
-		}
-		j++
-	}
-}
-
-// skipValue returns the index just past the value that starts at s[i]. It
-// balances brackets without recursion; nested values are checked in detail
-// only when they are decoded.
-func skipValue(s string, i int) (int, error) {
-	if i >= len(s) {
-		return 0, fmt.Errorf("missing value at offset %d", i)
-	}
-	switch c := s[i]; c {
-	case '"':
-		return skipString(s, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(s); {
-			k := strings.IndexAny(s[j:], `"{}[]`)
-			if k < 0 {
-				break
-			}
-			j += k
-			switch s[j] {
-			case '"':
-				end, err := skipString(s, j)
-				if err != nil {
-					return 0, err
-				}
-				j = end
-				continue
-			case '{', '[':
-				depth++
-			default:
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
-			}
-			j++
-		}
-		return 0, fmt.Errorf("unterminated %q at offset %d", c, i)
-	default:
-		j := i
-		for j < len(s) {
-			switch s[j] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				if j == i {
-					return 0, fmt.Errorf("missing value at offset %d", i)
-				}
-				return j, nil
-			}
-			j++
-		}
-		return j, nil
-	}
-}
-
-// unquoteJSON decodes a JSON string literal. Literals without escapes are
-// returned as substrings without copying.
-func unquoteJSON(lit string) (string, error) {
-	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
-		return "", fmt.Errorf("invalid JSON string")
-	}
-	body := lit[1 : len(lit)-1]
-	if strings.IndexByte(body, '\\') < 0 {
-		return body, nil
-	}
-	var out string
-	if err := json.Unmarshal([]byte(lit), &out); err != nil {
-		return "", fmt.Errorf("invalid JSON string: %w", err)
-	}
-	return out, nil
-}

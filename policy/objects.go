@@ -142,17 +142,27 @@ func (v structVal[K]) def() *structDef { var k K; return k.def() }
 // ConvertToNative implements ref.Val.
 func (v structVal[K]) ConvertToNative(t reflect.Type) (any, error) {
 	if t == reflect.TypeFor[any]() || t == reflect.TypeFor[map[string]any]() {
-		out := map[string]any{}
-		for _, f := range v.def().fields {
-			n, err := toNative(v.c.field(f.slot), 0)
-			if err != nil {
-				return nil, err
-			}
-			out[f.name] = n
-		}
-		return out, nil
+		return v.asMap(0)
 	}
 	return nil, fmt.Errorf("policy: cannot convert %s to %v", v.def().typ.TypeName(), t)
+}
+
+// asMap returns the fields as a plain map.
+func (v structVal[K]) asMap(depth int) (map[string]any, error) {
+	out := map[string]any{}
+	for _, f := range v.def().fields {
+		n, err := toNative(v.c.field(f.slot), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out[f.name] = n
+	}
+	return out, nil
+}
+
+// structValue is implemented by every structVal.
+type structValue interface {
+	asMap(depth int) (map[string]any, error)
 }
 
 // ConvertToType implements ref.Val.

@@ -11,8 +11,10 @@ import (
 
 // compileMatches is a planner decorator that compiles the pattern of every
 // s.matches('constant') call once, when the program is built, and replaces
-// the call with a node that evaluates without allocating. A bad pattern is a
-// load error. Patterns are RE2 (Go regexp), as CEL specifies.
+// the call with a node that evaluates without allocating and skips the
+// regular expression when the text lacks the literals every match needs
+// (see prefilter). A bad pattern is a load error. Patterns are RE2 (Go
+// regexp), as CEL specifies.
 func compileMatches(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
 	call, ok := i.(interpreter.InterpretableCall)
 	if !ok || call.Function() != "matches" || len(call.Args()) != 2 {
@@ -30,7 +32,7 @@ func compileMatches(i interpreter.InterpretableV2) (interpreter.InterpretableV2,
 	if err != nil {
 		return nil, fmt.Errorf("matches: bad pattern %q: %w", string(s), err)
 	}
-	return &matchNode{id: call.ID(), subject: call.Args()[0], re: re}, nil
+	return &matchNode{id: call.ID(), subject: call.Args()[0], re: re, pre: newPrefilter(string(s))}, nil
 }
 
 // matchNode evaluates subject.matches(re) with a precompiled pattern.
@@ -38,6 +40,7 @@ type matchNode struct {
 	id      int64
 	subject interpreter.InterpretableV2
 	re      *regexp.Regexp
+	pre     prefilter
 }
 
 // ID implements interpreter.Interpretable.
@@ -58,6 +61,9 @@ func (n *matchNode) match(v ref.Val) ref.Val {
 			return v
 		}
 		return types.MaybeNoSuchOverloadErr(v)
+	}
+	if !n.pre.mayMatch(string(s)) {
+		return types.False
 	}
 	return types.Bool(n.re.MatchString(string(s)))
 }

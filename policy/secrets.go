@@ -224,16 +224,27 @@ func indexFold(s, needle string) int {
 	if n == 0 {
 		return 0
 	}
-	first := needle[0]
+	lo, up := needle[0], needle[0]
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
 	for i := 0; i+n <= len(s); i++ {
-		if lower(s[i]) != first {
-			continue
+		// Jump to the next byte that can start the needle.
+		j := strings.IndexByte(s[i:len(s)-n+1], lo)
+		if up != lo {
+			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
 		}
-		j := 1
-		for j < n && lower(s[i+j]) == needle[j] {
-			j++
+		if j < 0 {
+			return -1
 		}
-		if j == n {
+		i += j
+		k := 1
+		for k < n && lower(s[i+k]) == needle[k] {
+			k++
+		}
+		if k == n {
 			return i
 		}
 	}

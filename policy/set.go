@@ -128,7 +128,7 @@ func (r *rule) test(c *evalCtx) (bool, error) {
 	if r.cond == nil {
 		return true, nil
 	}
-	v, _, err := r.cond.Eval(c)
+	v, _, err := r.cond.Eval(c.activation())
 	if err != nil {
 		return false, fmt.Errorf("rule %s: condition: %w", r.id, err)
 	}
@@ -144,7 +144,7 @@ func (r *rule) result(c *evalCtx, err error) Result {
 	res := Result{Decision: r.decision, RuleID: r.id, Pack: r.pack, Matched: true}
 	if err == nil && r.modify != nil {
 		var v ref.Val
-		v, _, err = r.modify.Eval(c)
+		v, _, err = r.modify.Eval(c.activation())
 		if err == nil {
 			res.Decision.ModifiedPayload, err = appendJSON(nil, v, 0)
 		}

@@ -211,15 +211,17 @@ func TestModifyPassesUntouchedObjectsThrough(t *testing.T) {
 	set := mustCompile(t, noPacks(), `
 rules:
   - id: wrap
-    outcome: {decision: modify, modified_payload: '{"original": payload, "n": 1.5, "ok": true, "none": null}'}
+    outcome: {decision: modify, modified_payload: '{"original": payload, "n": 1.5, "ok": true, "none": null, "who": principal}'}
 `)
-	r := eval(set, event(protocol.EventPrePrompt, `{"text": "caf\u00e9 \"q\"", "nested": {"a": [1, 2.5e3, -7]}}`))
+	r := set.Evaluate(&Input{Event: event(protocol.EventPrePrompt, `{"text": "caf\u00e9 \"q\"", "nested": {"a": [1, 2.5e3, -7]}}`),
+		Principal: Principal{ID: "bob", Roles: []string{"dev"}}})
 	var got map[string]any
 	if err := json.Unmarshal(r.Decision.ModifiedPayload, &got); err != nil {
 		t.Fatalf("invalid JSON %s: %v", r.Decision.ModifiedPayload, err)
 	}
 	orig := got["original"].(map[string]any)
-	if orig["text"] != `café "q"` || got["n"] != 1.5 || got["ok"] != true || got["none"] != nil {
+	who, _ := got["who"].(map[string]any)
+	if orig["text"] != `café "q"` || got["n"] != 1.5 || got["ok"] != true || got["none"] != nil || who["id"] != "bob" {
 		t.Fatalf("got %s", r.Decision.ModifiedPayload)
 	}
 }

@@ -65,9 +65,21 @@ func stringsOf(v ref.Val) []string {
 }
 
 // shellCommand returns the shell command carried by a payload, "" if none.
-// An argv list is joined with spaces; a "commands" list with newlines.
+// An argv list is joined with spaces; a "commands" list with newlines; when
+// several keys hold commands, they are joined with newlines.
 func shellCommand(payload ref.Val) string {
-	var parts []string
+	s, _ := shellCommandVal(payload).(types.String)
+	return string(s)
+}
+
+// shellCommandVal is shellCommand as a CEL string. A command held by a
+// single string argument is returned as the payload's own value.
+func shellCommandVal(payload ref.Val) ref.Val {
+	var (
+		first    string
+		firstVal ref.Val
+		rest     []string
+	)
 	hs, n := holders(payload)
 	for _, m := range hs[:n] {
 		for _, k := range commandKeys {
@@ -75,16 +87,34 @@ func shellCommand(payload ref.Val) string {
 			if !found {
 				continue
 			}
-			sep := " "
-			if k == types.String("commands") {
-				sep = "\n"
+			var s string
+			var sv ref.Val
+			switch x := v.(type) {
+			case types.String:
+				s, sv = string(x), v
+			default:
+				sep := " "
+				if k == types.String("commands") {
+					sep = "\n"
+				}
+				s = strings.Join(stringsOf(v), sep)
 			}
-			if s := strings.Join(stringsOf(v), sep); s != "" {
-				parts = append(parts, s)
+			switch {
+			case s == "":
+			case first == "":
+				first, firstVal = s, sv
+			default:
+				rest = append(rest, s)
 			}
 		}
 	}
-	return strings.Join(parts, "\n")
+	switch {
+	case rest != nil:
+		return types.String(first + "\n" + strings.Join(rest, "\n"))
+	case firstVal != nil:
+		return firstVal
+	}
+	return types.String(first)
 }
 
 // shellWord is one word of a simple command; redirect marks the target of a
@@ -237,14 +267,15 @@ func baseName(w string) string {
 
 // shellPaths returns the words of a command line that name paths which can
 // leave the working directory: absolute paths, home paths and paths with a
-// ".." segment. Command words themselves (/usr/bin/python) are skipped.
+// ".." segment. Command words themselves (/usr/bin/python, and wrappers
+// such as /usr/bin/env before them) are skipped.
 func shellPaths(line string) []string {
 	var out []string
 	for _, cmd := range splitCommands(line) {
 		start := commandStart(cmd)
 		for i, w := range cmd {
-			if i == start {
-				continue
+			if i <= start && !w.redirect {
+				continue // the command word and the wrappers before it
 			}
 			if p, ok := pathInWord(w.text); ok {
 				out = append(out, p)

@@ -39,12 +39,6 @@ func parseYAML(name string, data []byte, ps *problems) *yaml.Node {
 	return root
 }
 
-// field is one key of a mapping with its value.
-type field struct {
-	key *yaml.Node
-	val *yaml.Node
-}
-
 // mapping reads the keys of a mapping node, reporting unknown and duplicate
 // keys. It returns the value nodes by key.
 func mapping(name string, n *yaml.Node, ruleID string, ps *problems, known ...string) map[string]*yaml.Node {

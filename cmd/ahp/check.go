@@ -58,8 +58,12 @@ skipped; run them with "ahp test".`,
 			if p := set.Packs(); len(p) > 0 {
 				packs = strings.Join(p, ", ")
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "OK: %d files, %d rules (packs: %s), policy version %s\n",
-				len(policies), len(set.RuleIDs()), packs, set.Version())
+			files := "files"
+			if len(policies) == 1 {
+				files = "file"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "OK: %d %s, %d rules (packs: %s), policy version %s\n",
+				len(policies), files, len(set.RuleIDs()), packs, set.Version())
 			return nil
 		},
 	}
