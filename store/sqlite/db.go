@@ -164,10 +164,10 @@ func (db *DB) Runs() store.Runs { return (*runs)(db) }
 // stops the writer and closes the database. It is safe to call twice.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
+		db.closed.Store(true) // reads and other writes stop here
 		if db.wr != nil {
-			db.wr.close()
+			db.wr.close() // commits what is queued, on the still open connection
 		}
-		db.closed.Store(true)
 		db.met.unregister()
 		db.closeErr = db.closeDBs()
 	})

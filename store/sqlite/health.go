@@ -31,8 +31,7 @@ func (h *health) failed() error {
 func (db *DB) note(err error) {
 	switch {
 	case err == nil:
-		if db.health.lastErr.Load() != nil {
-			db.health.lastErr.Store(nil)
+		if p := db.health.lastErr.Load(); p != nil && db.health.lastErr.CompareAndSwap(p, nil) {
 			db.opts.Logger.Info("store writes succeed again", "path", db.path)
 		}
 	case storageFailure(err):

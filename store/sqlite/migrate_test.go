@@ -128,3 +128,36 @@ func TestFTSMatch(t *testing.T) {
 		t.Errorf("ftsMatch kept %d terms, want %d", n, maxMatchTerms)
 	}
 }
+
+// TestUpgradeFromVersion1 rebuilds a database as version 1 left it (with
+// the audit_rule index) and checks that opening it applies 0002.
+func TestUpgradeFromVersion1(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, `DELETE FROM schema_version WHERE version > 1;
+		CREATE INDEX audit_rule ON audit (rule_id, id);`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'audit_rule'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("audit_rule index after upgrade: %d, %v; want dropped", n, err)
+	}
+	if v, err := schemaVersion(ctx, db.r); err != nil || v != SchemaVersion {
+		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+}

@@ -27,7 +27,7 @@ type ack struct {
 // writer is the single goroutine that commits audit records in groups.
 type writer struct {
 	db     *DB
-	insert [insertRows + 1]*sql.Stmt // insert[n] inserts n rows; prepared on first use
+	insert [insertRows + 1]*sql.Stmt // insert[n] inserts n rows
 	queue  chan *appendReq
 
 	mu      sync.RWMutex // held for reading while enqueueing, for writing by close
@@ -48,8 +48,8 @@ const insertRows = 32
 const (
 	insertAuditHead = `INSERT INTO audit (id, ts_ns, session_id, agent_id, event_type, blocking, outcome,
 	rule_id, policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision) VALUES `
-	insertAuditRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	auditRowParams  = 16
+	insertAuditRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	auditRowParams = 16
 	// lastAuditID is the highest ID ever given, deleted rows included
 	// (AUTOINCREMENT keeps it in sqlite_sequence).
 	lastAuditID = `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0),
@@ -64,25 +64,27 @@ func startWriter(ctx context.Context, db *DB) (*writer, error) {
 		done:      make(chan struct{}),
 		committed: make(chan struct{}),
 	}
-	if _, err := w.stmt(ctx, 1); err != nil {
-		return nil, err
+	// Prepared now: preparing later, inside a transaction, would wait for
+	// the one connection that transaction holds.
+	for n := 1; n <= min(insertRows, db.opts.MaxBatch); n++ {
+		q := insertAuditHead + strings.TrimSuffix(strings.Repeat(insertAuditRow+",", n), ",")
+		st, err := db.w.PrepareContext(ctx, q)
+		if err != nil {
+			w.closeStmts()
+			return nil, fmt.Errorf("prepare audit insert: %w", err)
+		}
+		w.insert[n] = st
 	}
 	go w.run()
 	return w, nil
 }
 
-// stmt returns the prepared statement inserting n rows.
-func (w *writer) stmt(ctx context.Context, n int) (*sql.Stmt, error) {
-	if w.insert[n] != nil {
-		return w.insert[n], nil
+func (w *writer) closeStmts() {
+	for _, st := range w.insert {
+		if st != nil {
+			_ = st.Close()
+		}
 	}
-	q := insertAuditHead + strings.TrimSuffix(strings.Repeat(insertAuditRow+",", n), ",")
-	st, err := w.db.w.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("prepare audit insert: %w", err)
-	}
-	w.insert[n] = st
-	return st, nil
 }
 
 // enqueue hands req to the writer, waiting while the queue is full.
@@ -115,11 +117,7 @@ func (w *writer) close() {
 	w.mu.Unlock()
 	close(w.stop)
 	<-w.done
-	for _, st := range w.insert {
-		if st != nil {
-			_ = st.Close() // the connection closes right after
-		}
-	}
+	w.closeStmts()
 	w.commitMu.Lock()
 	close(w.committed) // wakes tailers, which then see the store closed
 	w.commitMu.Unlock()
@@ -148,13 +146,13 @@ func (w *writer) run() {
 
 func (w *writer) fill(batch []*appendReq) []*appendReq {
 	batch = w.takeQueued(batch)
-	max := w.db.opts.MaxBatch
-	if w.db.opts.BatchWindow <= 0 || len(batch) >= max {
+	limit := w.db.opts.MaxBatch
+	if w.db.opts.BatchWindow <= 0 || len(batch) >= limit {
 		return batch
 	}
 	t := time.NewTimer(w.db.opts.BatchWindow)
 	defer t.Stop()
-	for len(batch) < max {
+	for len(batch) < limit {
 		select {
 		case req := <-w.queue:
 			batch = append(batch, req)
@@ -227,21 +225,13 @@ func (w *writer) flush(batch []*appendReq) {
 }
 
 // commit writes batch in one transaction. IDs are assigned here, after the
-// highest ever given, while the transaction holds the write lock: the
-// writer is the only one inserting audit rows, so they are dense and in
-// commit order.
+// highest ever given, read while the transaction holds the database's write
+// lock: so they are dense and increase in commit order, whichever process
+// writes.
 func (w *writer) commit(batch []*appendReq, ids []int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), w.db.opts.WriteTimeout)
 	defer cancel()
 	args := make([]any, 0, insertRows*auditRowParams)
-	// Prepare the statements before the transaction: the write pool has a
-	// single connection, which the transaction holds, so preparing on the
-	// pool inside it would wait forever.
-	for start := 0; start < len(batch); start += insertRows {
-		if _, err := w.stmt(ctx, min(insertRows, len(batch)-start)); err != nil {
-			return fmt.Errorf("audit commit of %d records: %w", len(batch), err)
-		}
-	}
 	err := w.db.inTx(ctx, func(tx *sql.Tx) error {
 		var last int64
 		if err := tx.QueryRowContext(ctx, lastAuditID).Scan(&last); err != nil {
@@ -249,10 +239,6 @@ func (w *writer) commit(batch []*appendReq, ids []int64) error {
 		}
 		for start := 0; start < len(batch); start += insertRows {
 			chunk := batch[start:min(start+insertRows, len(batch))]
-			st, err := w.stmt(ctx, len(chunk))
-			if err != nil {
-				return err
-			}
 			args = args[:0]
 			for i, req := range chunk {
 				r := &req.rec
@@ -262,7 +248,7 @@ func (w *writer) commit(batch []*appendReq, ids []int64) error {
 					r.Blocking, r.Outcome, r.RuleID, r.PolicyVersion, r.Principal, r.Transport,
 					int64(r.Latency), r.DescriptorHash, r.Error, jsonText(r.Event), jsonText(r.Decision))
 			}
-			if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+			if _, err := tx.StmtContext(ctx, w.insert[len(chunk)]).ExecContext(ctx, args...); err != nil {
 				return err
 			}
 		}
