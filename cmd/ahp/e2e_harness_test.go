@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// The issue's tour with no configuration file: rm -rf / is blocked, a
+// private key in a prompt is blocked, an operation of the approvals pack
+// waits until ahp approvals approve releases it, and ahp audit query shows
+// all of it.
+func TestServeWithNoConfig(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "ahp.sock")
+	admin := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	srv := exec.Command(bin, "serve", "--admin", admin) // everything else defaulted: ./ahp.sock, ./ahp-data
+	srv.Dir = dir
+	var stderr bytes.Buffer
+	srv.Stderr = &stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = srv.Process.Signal(os.Interrupt)
+		_ = srv.Wait()
+	}()
+	waitFor(t, func() bool { _, err := os.Stat(sock); return err == nil && strings.Contains(stderr.String(), "admin API listening") })
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		cmd.Stderr = &out
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), code
+	}
+	connect := "unix:" + sock
+	if out, code := run("send", "--connect", connect, "pre_action", rmRoot); code != 2 || !strings.Contains(out, "destructive_shell") {
+		t.Fatalf("rm -rf /: %d %s", code, out)
+	}
+	if out, code := run("send", "--connect", connect, "pre_prompt", `{"prompt":"use this key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"}`); code != 2 || !strings.Contains(out, "secrets.") {
+		t.Fatalf("private key: %d %s", code, out)
+	}
+
+	// An escalation that waits for a human.
+	type sent struct {
+		out  string
+		code int
+	}
+	waiting := make(chan sent, 1)
+	go func() {
+		out, code := run("send", "--connect", connect, "--timeout", "60s", "pre_action", `{"tool_name":"bash","arguments":{"command":"kubectl delete namespace staging"}}`)
+		waiting <- sent{out, code}
+	}()
+	var id string
+	waitFor(t, func() bool {
+		out, code := run("approvals", "list", "--json", "--admin", admin)
+		if code != 0 || strings.TrimSpace(out) == "" {
+			return false
+		}
+		var a struct {
+			ID     string `json:"id"`
+			RuleID string `json:"rule_id"`
+		}
+		if json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &a) != nil {
+			return false
+		}
+		id = a.ID
+		return a.RuleID == "approvals.cluster_delete"
+	})
+	select {
+	case s := <-waiting:
+		t.Fatalf("agent released before approval: %d %s", s.code, s.out)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if out, code := run("approvals", "approve", id, "--reason", "cleanup ticket 9", "--admin", admin); code != 0 || !strings.Contains(out, "approved") {
+		t.Fatalf("approve: %d %s", code, out)
+	}
+	var s sent
+	select {
+	case s = <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent not released by the approval")
+	}
+	if s.code != 0 || !strings.Contains(s.out, `"decided_by":"local-admin"`) {
+		t.Fatalf("released agent: %d %s", s.code, s.out)
+	}
+
+	// The audit log has all of it.
+	out, code := run("audit", "query", "--json")
+	if code != 0 {
+		t.Fatalf("audit query: %d %s", code, out)
+	}
+	for _, want := range []string{"destructive_shell.rm_root_or_home", "secrets.", "approvals.cluster_delete", "local-admin"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit query lacks %q:\n%s", want, out)
+		}
+	}
+}
