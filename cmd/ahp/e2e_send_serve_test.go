@@ -50,7 +50,13 @@ func TestMain(m *testing.M) {
 // runSendCmd runs ahp send and returns stdout and the exit code.
 func runSendCmd(t *testing.T, bin string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"send"}, args...)...)
+	return runSendCmdRaw(t, bin, append([]string{"send"}, args...)...)
+}
+
+// runSendCmdRaw runs the ahp binary and returns stdout and the exit code.
+func runSendCmdRaw(t *testing.T, bin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
