@@ -44,7 +44,10 @@ func TestServeWithNoConfig(t *testing.T) {
 		_ = srv.Process.Signal(os.Interrupt)
 		_ = srv.Wait()
 	}()
-	waitFor(t, func() bool { _, err := os.Stat(sock); return err == nil && strings.Contains(stderr.String(), "admin API listening") })
+	waitFor(t, func() bool {
+		_, err := os.Stat(sock)
+		return err == nil && strings.Contains(stderr.String(), "admin API listening")
+	})
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
