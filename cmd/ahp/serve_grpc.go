@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+
+	"github.com/ahp-go/ahp/auth"
+	_ "github.com/ahp-go/ahp/transport/grpctransport" // grpc:// and grpcs:// addresses for ahp send
+	"github.com/ahp-go/ahp/transport/grpctransport/grpcserve"
+)
+
+func init() {
+	registerListen("grpc", serveGRPC)
+	registerListen("grpcs", serveGRPC)
+}
+
+// serveGRPC serves AHP over gRPC: --listen grpc://HOST:PORT (plaintext)
+// or grpcs://HOST:PORT (TLS from --tls-cert and --tls-key; mutual TLS
+// with --client-ca). Authentication follows the rule of every network
+// listener (see netFlagValues.authenticator); the gRPC health service
+// answers without credentials.
+func serveGRPC(ctx context.Context, env *serveEnv, scheme, target string, ready func(string)) error {
+	u, err := url.Parse(scheme + ":" + target)
+	if err != nil || u.Host == "" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
+		return fmt.Errorf("--listen %s:%s: want %s://HOST:PORT, as in %s://127.0.0.1:9090", scheme, target, scheme, scheme)
+	}
+	tlsCfg, err := netFlags.serverTLS()
+	if err != nil {
+		return err
+	}
+	switch {
+	case scheme == "grpcs" && tlsCfg == nil:
+		return errors.New("--listen grpcs:// needs --tls-cert and --tls-key")
+	case scheme == "grpc" && tlsCfg != nil:
+		return errors.New("--tls-cert is set: listen on grpcs:// instead of grpc://")
+	}
+	host := u.Hostname()
+	a, err := netFlags.authenticator(env.log, netFlags.reg, host)
+	if err != nil {
+		return err
+	}
+	if scheme == "grpc" && !auth.IsLoopbackHost(host) {
+		if _, open := a.(auth.InsecureNoAuth); !open {
+			env.log.Warn("API keys and bearer tokens cross the network in clear text on grpc://; use grpcs:// with --tls-cert and --tls-key", "listen", u.Host)
+		}
+	}
+	metrics, err := netFlags.authMetrics(netFlags.reg)
+	if err != nil {
+		return err
+	}
+	gs, err := grpcserve.NewServer(env.srv, grpcserve.ServerOptions{
+		Options: grpcserve.Options{
+			Authenticator:   a,
+			MaxMessageBytes: env.opts.maxMessageBytes,
+			Logger:          env.log,
+			AuthMetrics:     metrics,
+		},
+		TLS: tlsCfg,
+	})
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		return err
+	}
+	addr := scheme + "://" + l.Addr().String()
+	ready(fmt.Sprintf("ahp: harness listening on %s\nahp: try: ahp send --connect %s pre_action '{\"tool_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}'", addr, addr))
+	return gs.Serve(ctx, l)
+}

@@ -1,0 +1,244 @@
+// Package grpcserve serves AHP over gRPC: the ahp.v1.Harness service
+// (Stream → server.ServeConn, Call → server.HandleMessage) behind
+// authentication by metadata or client certificate, plus a ready-made
+// grpc.Server with the health service, message size limits, keep-alive
+// and TLS. It is apart from grpctransport because it depends on the server
+// and auth packages, which agents that only dial do not need.
+package grpcserve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/server"
+	"github.com/ahp-go/ahp/transport"
+	"github.com/ahp-go/ahp/transport/grpctransport"
+	ahpv1 "github.com/ahp-go/ahp/transport/grpctransport/proto/ahp/v1"
+)
+
+// Options configure a Service (and a Server).
+type Options struct {
+	// Authenticator decides who may call; required. Credentials are read
+	// from the x-api-key and "authorization: Bearer" metadata and from the
+	// verified client certificate of a mutual TLS connection. Callers must
+	// hold auth.RoleAgent. auth.InsecureNoAuth{} accepts everyone.
+	Authenticator auth.Authenticator
+	// MaxMessageBytes bounds one JSON message (the server's
+	// MaxMessageBytes when 0); gRPC refuses larger messages with
+	// ResourceExhausted.
+	MaxMessageBytes int
+	// WriteTimeout cuts off a stream whose peer does not take a message in
+	// time (grpctransport.DefaultWriteTimeout when 0).
+	WriteTimeout time.Duration
+	// Logger receives refusals and stream events (discarded when nil).
+	Logger *slog.Logger
+	// Registerer receives ahp_auth_refusals_total, unless AuthMetrics is set.
+	Registerer prometheus.Registerer
+	// AuthMetrics is a refusal counter shared with other transports.
+	AuthMetrics *auth.Metrics
+}
+
+// Service implements ahpv1.HarnessServer on a server.Server.
+type Service struct {
+	ahpv1.UnimplementedHarnessServer
+
+	srv   *server.Server
+	opts  Options
+	log   *slog.Logger
+	guard *auth.Guard
+
+	life    context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup // ServeConn goroutines, which may outlive their handler
+	streams atomic.Int64
+}
+
+// NewService returns the Harness service for srv.
+func NewService(srv *server.Server, opts Options) (*Service, error) {
+	if srv == nil {
+		return nil, errors.New("grpcserve: no server")
+	}
+	if opts.Authenticator == nil {
+		return nil, errors.New("grpcserve: no Authenticator (use auth.InsecureNoAuth{} to accept everyone)")
+	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = srv.Options().MaxMessageBytes
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Service{srv: srv, opts: opts, log: log}
+	s.guard = auth.NewGuard(opts.Authenticator, auth.MiddlewareOptions{
+		Transport: "grpc", RequireRole: auth.RoleAgent,
+		Logger: log, Registerer: opts.Registerer, Metrics: opts.AuthMetrics,
+	})
+	s.life, s.stop = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Guard returns the guard that authenticates calls; Server uses it to
+// count failed TLS handshakes.
+func (s *Service) Guard() *auth.Guard { return s.guard }
+
+// Streams returns the number of Stream RPCs being served.
+func (s *Service) Streams() int { return int(s.streams.Load()) }
+
+// Close ends every open stream (their agents see status Unavailable) and
+// waits until they are served no more. Later streams are refused.
+func (s *Service) Close() {
+	s.stop()
+	s.wg.Wait()
+}
+
+// Stream serves one agent connection: the messages of the stream go to
+// server.ServeConn. Credentials are checked before anything is read.
+func (s *Service) Stream(stream ahpv1.Harness_StreamServer) error {
+	ctx := stream.Context()
+	info, err := s.authenticate(ctx)
+	if err != nil {
+		return err
+	}
+	if s.life.Err() != nil {
+		return status.Error(codes.Unavailable, "ahp: server shutting down")
+	}
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+	// Headers tell the client that its credentials were accepted.
+	if err := stream.SendHeader(metadata.Pairs("ahp-principal", info.Principal.ID)); err != nil {
+		return err
+	}
+	// The handler returning is what ends a gRPC stream, so blocked Send
+	// and Recv calls are released by returning (Abort), not by waiting.
+	// What the stream had queued stays in the HTTP/2 layer, bounded by
+	// flow control, until the peer reads it or the connection closes.
+	release := make(chan struct{})
+	var once sync.Once
+	c := grpctransport.NewConn(stream, grpctransport.StreamOptions{
+		MaxMessageBytes: s.opts.MaxMessageBytes,
+		WriteTimeout:    s.opts.WriteTimeout,
+		Abort:           func() { once.Do(func() { close(release) }) },
+		Info:            info,
+	})
+	sctx, cancel := context.WithCancel(ctx)
+	stopLife := context.AfterFunc(s.life, cancel)
+	done := make(chan error, 1)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer stopLife()
+		defer cancel()
+		done <- s.srv.ServeConn(sctx, c)
+	}()
+	select {
+	case err := <-done:
+		return s.ended(info, c, err)
+	case <-release:
+		select {
+		case err := <-done: // ServeConn finished on its own
+			return s.ended(info, c, err)
+		default:
+		}
+		return s.ended(info, c, nil)
+	}
+}
+
+// ended logs how a stream ended and returns its final status.
+func (s *Service) ended(info transport.Info, c *grpctransport.Conn, err error) error {
+	var tl *transport.TooLargeError
+	switch {
+	case c.TimedOut():
+		s.log.Info("grpc stream dropped: peer did not read in time", "remote", info.Remote, "principal", info.Principal.ID)
+		return status.Error(codes.DeadlineExceeded, "ahp: responses were not read in time")
+	case s.life.Err() != nil:
+		return status.Error(codes.Unavailable, "ahp: server shutting down")
+	case errors.As(err, &tl):
+		s.log.Warn("grpc stream closed: message over the size limit", "remote", info.Remote, "principal", info.Principal.ID, "limit", tl.Limit)
+		return status.Errorf(codes.ResourceExhausted, "ahp: message larger than %d bytes", tl.Limit)
+	case err != nil:
+		s.log.Debug("grpc stream ended", "remote", info.Remote, "principal", info.Principal.ID, "error", err)
+		return nil
+	}
+	return nil
+}
+
+// Call handles one JSON-RPC message; a notification gets an empty Message.
+func (s *Service) Call(ctx context.Context, in *ahpv1.Message) (*ahpv1.Message, error) {
+	info, err := s.authenticate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.GetJson()) > s.opts.MaxMessageBytes {
+		return nil, status.Errorf(codes.ResourceExhausted, "ahp: message larger than %d bytes", s.opts.MaxMessageBytes)
+	}
+	out := s.srv.HandleMessage(server.WithPeer(ctx, info), in.GetJson())
+	return &ahpv1.Message{Json: out}, nil
+}
+
+// authenticate checks the credentials of the RPC in ctx and returns the
+// peer's connection info, or an Unauthenticated/PermissionDenied status.
+func (s *Service) authenticate(ctx context.Context) (transport.Info, error) {
+	remote := ""
+	var creds auth.Credentials
+	if p, ok := peer.FromContext(ctx); ok {
+		if p.Addr != nil {
+			remote = p.Addr.String()
+		}
+		if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok && len(ti.State.VerifiedChains) > 0 {
+			creds.PeerCertificates = ti.State.VerifiedChains[0]
+		}
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := first(md, "x-api-key"); v != "" {
+		creds.APIKey = bound(strings.TrimSpace(v))
+	}
+	if v := first(md, "authorization"); v != "" {
+		scheme, tok, ok := strings.Cut(strings.TrimSpace(v), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) != "" {
+			creds.Bearer = bound(strings.TrimSpace(tok))
+		}
+	}
+	p, err := s.guard.Check(ctx, remote, creds)
+	if err != nil {
+		code := codes.Unauthenticated
+		if errors.Is(err, auth.ErrForbidden) {
+			code = codes.PermissionDenied
+		} else if !errors.Is(err, auth.ErrUnauthenticated) {
+			code = codes.Internal
+		}
+		return transport.Info{}, status.Error(code, "ahp: "+auth.ReasonOf(err))
+	}
+	return transport.Info{Transport: "grpc", Remote: remote, Principal: p}, nil
+}
+
+func first(md metadata.MD, key string) string {
+	if v := md.Get(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// maxSecretBytes bounds a presented secret, as package auth does for HTTP:
+// a longer one is cut to one byte over, which matches nothing.
+const maxSecretBytes = 4096
+
+func bound(s string) string {
+	if len(s) > maxSecretBytes {
+		return s[:maxSecretBytes+1]
+	}
+	return s
+}

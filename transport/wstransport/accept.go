@@ -1,0 +1,66 @@
+package wstransport
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// AcceptOptions configure Accept.
+type AcceptOptions struct {
+	// OriginPatterns lists the host patterns of browser origins allowed to
+	// connect (see websocket.AcceptOptions). Requests without an Origin
+	// header (agents) are always allowed.
+	OriginPatterns []string
+	// Conn configures the returned Conn.
+	Conn ConnOptions
+}
+
+// Accept upgrades r to a WebSocket and returns a Conn over it. It writes
+// the HTTP error itself when the upgrade fails. Authentication is the
+// caller's business and must happen before.
+func Accept(w http.ResponseWriter, r *http.Request, opts AcceptOptions) (*Conn, error) {
+	opts.Conn.fill()
+	hw := &hijackWriter{ResponseWriter: w, timeout: opts.Conn.WriteTimeout}
+	ws, err := websocket.Accept(hw, r, &websocket.AcceptOptions{
+		OriginPatterns:  opts.OriginPatterns,
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		if hw.batch != nil {
+			_ = hw.batch.Close()
+		}
+		return nil, fmt.Errorf("ws: accept: %w", err)
+	}
+	return newConn(ws, opts.Conn, hw.batch), nil
+}
+
+// hijackWriter hands coder/websocket a batchConn in place of the hijacked
+// connection.
+type hijackWriter struct {
+	http.ResponseWriter
+	timeout time.Duration
+	batch   *batchConn
+}
+
+func (h *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if brw.Writer.Buffered() > 0 {
+		if err := brw.Writer.Flush(); err != nil {
+			_ = nc.Close()
+			return nil, nil, err
+		}
+	}
+	h.batch = newBatchConn(nc, h.timeout)
+	return h.batch, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(h.batch, 4096)), nil
+}
+
+// Unwrap lets http.ResponseController reach the original writer.
+func (h *hijackWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
