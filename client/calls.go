@@ -137,7 +137,10 @@ func (c *Client) SendEvent(ctx context.Context, ev *protocol.Event) (protocol.De
 // harness itself (a JSON-RPC error response) are always returned as errors:
 // the harness answered, it refused the event.
 func (c *Client) fallback(err error) (protocol.Decision, error) {
-	if _, ok := err.(*jsonrpc.Error); ok {
+	// -32001 is what network transports report when the connection was
+	// lost or refused before the harness could answer: that is not an
+	// answer, so the fail mode applies.
+	if je, ok := err.(*jsonrpc.Error); ok && je.Code != jsonrpc.CodeTransportError {
 		return protocol.Decision{}, err
 	}
 	switch c.opts.FailMode {

@@ -371,3 +371,22 @@ func TestTypedCalls(t *testing.T) {
 		t.Fatalf("query: %+v %v", q, err)
 	}
 }
+
+// A transport's own error (-32001: connection lost, HTTP refusal) is not
+// an answer from the harness: the fail mode applies to it.
+func TestTransportErrorFailsClosed(t *testing.T) {
+	c := fakeHarness(t, Options{}, func(m jsonrpc.Message) string {
+		if m.Method == jsonrpc.MethodHandshake {
+			return `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + hsResult + `}`
+		}
+		return `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32001,"message":"connection lost"}}`
+	})
+	ctx := context.Background()
+	if _, err := c.Handshake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Event(ctx, protocol.EventPreAction, nil)
+	if err != nil || d.Kind != protocol.DecisionBlock || !strings.Contains(d.Reason, "connection lost") {
+		t.Fatalf("transport error under FailClosed: %+v %v", d, err)
+	}
+}

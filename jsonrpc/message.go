@@ -23,6 +23,11 @@ const (
 	CodeInvalidParams       = -32602
 	CodeInternalError       = -32603
 	CodeUnsupportedProtocol = -32000
+	// CodeTransportError is not sent by harnesses: network transports give
+	// it to a request they could not deliver or get an answer for
+	// (connection lost, HTTP refusal), so that callers can tell it from the
+	// harness's own answers.
+	CodeTransportError = -32001
 )
 
 // Error is a JSON-RPC error object. It implements error.

@@ -202,3 +202,38 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// When the agent goes away, handlers still running (say, waiting for a
+// human) are cancelled instead of running on for nobody.
+func TestPeerGoneCancelsHandlers(t *testing.T) {
+	started := make(chan struct{})
+	cancelled := make(chan struct{})
+	h := &ctxHandler{started: started, cancelled: cancelled}
+	a, b := transport.Pipe()
+	s := New(h, Options{})
+	done := make(chan error, 1)
+	go func() { done <- s.ServeConn(context.Background(), b) }()
+	_ = a.WriteMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ahp/event","params":`+event("pre_action", 0, `{}`)+`}`))
+	<-started
+	_ = a.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("handler not cancelled after the peer left")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+type ctxHandler struct {
+	BaseHandler
+	started, cancelled chan struct{}
+}
+
+func (h *ctxHandler) HandleEvent(ctx context.Context, _ *protocol.Event) (protocol.Decision, error) {
+	close(h.started)
+	<-ctx.Done()
+	close(h.cancelled)
+	return protocol.Block("cancelled"), nil
+}

@@ -142,7 +142,15 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 	defer stop()
 
 	w := newWorkers(s.opts.MaxInFlight)
+	// halfClose: on stdio the agent may close its end after the last
+	// request and still read the answers; on every other transport a read
+	// that ends means the agent is gone, so handlers still running (say,
+	// waiting for a human) are cancelled.
+	halfClose := c.Info().Transport == "stdio"
 	defer func() {
+		if !halfClose {
+			cancel()
+		}
 		w.stop()
 		_ = c.Close()
 	}()

@@ -29,7 +29,7 @@ func (e *StatusError) Error() string {
 // package makes up locally when a request fails at the HTTP level. It is
 // in the range JSON-RPC reserves for implementation-defined server errors
 // and differs from AHP's -32000.
-const CodeTransportError = -32001
+const CodeTransportError = jsonrpc.CodeTransportError
 
 // errorResponse answers a failed request locally. Its data carries the
 // HTTP status when there was one: {"http_status": 401}.

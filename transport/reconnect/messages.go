@@ -124,7 +124,7 @@ const lostMessage = "connection to the harness lost before the response arrived;
 // locally for requests whose connection was lost. It is the code
 // httptransport uses for its local errors, in the range JSON-RPC reserves
 // for implementation-defined server errors, apart from AHP's -32000.
-const CodeTransportError = -32001
+const CodeTransportError = jsonrpc.CodeTransportError
 
 // lostResponse is the JSON-RPC error answering request id after a loss.
 func lostResponse(id string) []byte {
