@@ -48,6 +48,13 @@ notifications and print nothing.
 Addresses:
   stdio:'PROGRAM ARGS'   start the harness program and talk over its stdin/stdout
   unix:PATH              a harness listening on a Unix socket
+  http://HOST:PORT       HTTP (POST /ahp); https:// with TLS
+  ws://HOST:PORT         WebSocket (/ahp); wss:// with TLS
+  grpc://HOST:PORT       gRPC (ahp.v1.Harness); grpcs:// with TLS
+
+Credentials for network harnesses come from --api-key, --bearer and
+--cert/--key/--ca, or better from $AHP_API_KEY, $AHP_BEARER_TOKEN, $AHP_CERT,
+$AHP_KEY and $AHP_CA, so that secrets stay out of shell history.
 
 Exit codes:
   0  allow or modify (typed events: any answer that lets the agent go on)
