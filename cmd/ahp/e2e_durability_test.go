@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -21,21 +20,21 @@ import (
 )
 
 // startServe runs ahp serve on a Unix socket in dir and waits for it.
-func startServe(t *testing.T, bin, dir string, extra ...string) (*exec.Cmd, string, *bytes.Buffer) {
+func startServe(t *testing.T, bin, dir string, extra ...string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
 	sock := filepath.Join(dir, "h.sock")
 	args := append([]string{"serve", "--listen", "unix:" + sock, "--admin", "off", "--data-dir", filepath.Join(dir, "data")}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if _, err := os.Stat(sock); err == nil {
-			return cmd, sock, &stderr
+			return cmd, sock, stderr
 		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()

@@ -35,8 +35,8 @@ func TestServeWithNoConfig(t *testing.T) {
 	admin := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	srv := exec.Command(bin, "serve", "--admin", admin) // everything else defaulted: ./ahp.sock, ./ahp-data
 	srv.Dir = dir
-	var stderr bytes.Buffer
-	srv.Stderr = &stderr
+	stderr := &syncBuffer{}
+	srv.Stderr = stderr
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

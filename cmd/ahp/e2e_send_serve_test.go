@@ -97,8 +97,8 @@ func TestSendServeUnix(t *testing.T) {
 	sock := filepath.Join(dir, "h.sock")
 	srv := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--log-level", "error", "--admin", "off")
 	srv.Dir = dir
-	var stderr bytes.Buffer
-	srv.Stderr = &stderr
+	stderr := &syncBuffer{}
+	srv.Stderr = stderr
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

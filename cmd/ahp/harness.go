@@ -74,7 +74,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(c.DataDir, dbFile), sqlite.Options{Logger: log, Registerer: reg})
+	db, err := sqlite.Open(ctx, filepath.Join(c.DataDir, dbFile), sqlite.Options{Logger: log, Registerer: reg, MaxBatch: o.auditMaxBatch})
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,7 @@ type serveOptions struct {
 	timeoutMs       uint64
 	cpuProfile      string
 	protocolOnly    bool
+	auditMaxBatch   int
 
 	cfg           config.Config // the effective configuration
 	adminExplicit bool          // the admin address was chosen, not defaulted
@@ -137,6 +138,8 @@ http://127.0.0.1:7700. See --print-config for every setting.`,
 	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
 	_ = f.MarkHidden("cpuprofile")
+	f.IntVar(&o.auditMaxBatch, "audit-max-batch", 0, "most audit records per group commit (default 256; 1 disables group commit, for measuring its effect)")
+	_ = f.MarkHidden("audit-max-batch")
 	f.BoolVar(&o.protocolOnly, "protocol-only", false, "decide with the built-in baseline only: no policy engine, no audit log (for measuring the protocol layer)")
 	_ = f.MarkHidden("protocol-only")
 	for _, add := range serveFlagHooks {

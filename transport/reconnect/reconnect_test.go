@@ -79,7 +79,7 @@ func TestPendingFailAndLaterCallsReconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.New(rc, client.Options{Timeout: 30 * time.Second})
+	c := client.New(rc, client.Options{Timeout: 30 * time.Second, FailMode: client.FailError})
 	defer c.Close()
 	nettest.RoundTrip(t, c)
 	ctx := context.Background()

@@ -86,13 +86,13 @@ func dial(t *testing.T, addr string, o transport.DialOptions) (*client.Client, e
 	if err != nil {
 		return nil, err
 	}
-	c := client.New(conn, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1"})
+	c := client.New(conn, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1", FailMode: client.FailError})
 	t.Cleanup(func() { _ = c.Close() })
 	return c, nil
 }
 
 func newClient(c transport.Conn) *client.Client {
-	return client.New(c, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1"})
+	return client.New(c, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1", FailMode: client.FailError})
 }
 
 // pki holds a CA with server and client certificates for 127.0.0.1.

@@ -71,7 +71,7 @@ func dial(t *testing.T, url string, o transport.DialOptions) (*client.Client, er
 	if err != nil {
 		return nil, err
 	}
-	c := client.New(conn, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1"})
+	c := client.New(conn, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1", FailMode: client.FailError})
 	t.Cleanup(func() { _ = c.Close() })
 	return c, nil
 }

@@ -84,7 +84,7 @@ func TestReconnectAfterServerDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := conn.(*reconnect.Conn)
-	c := client.New(conn, client.Options{Timeout: 30 * time.Second})
+	c := client.New(conn, client.Options{Timeout: 30 * time.Second, FailMode: client.FailError})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
