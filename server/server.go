@@ -141,19 +141,28 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
 	defer stop()
 
-	w := newWorkers(s.opts.MaxInFlight)
-	// halfClose: on stdio the agent may close its end after the last
-	// request and still read the answers; on every other transport a read
-	// that ends means the agent is gone, so handlers still running (say,
-	// waiting for a human) are cancelled.
-	halfClose := c.Info().Transport == "stdio"
-	defer func() {
-		if !halfClose {
-			cancel()
-		}
-		w.stop()
-		_ = c.Close()
-	}()
+	cs := &connServer{
+		s: s, c: c, ctx: ctx, cancel: cancel, max: s.opts.MaxInFlight,
+		turn: make(chan struct{}), done: make(chan struct{}),
+		// On stdio the agent may close its end after the last request and
+		// still read the answers; on every other transport a read that
+		// ends means the agent is gone, so handlers still running (say,
+		// waiting for a human) are cancelled.
+		halfClose: c.Info().Transport == "stdio",
+	}
+	cs.started = 1
+	cs.wg.Add(1)
+	go cs.worker(true)
+	cs.wg.Wait()
+	_ = c.Close()
+	return cs.err
+}
+
+// readRequest reads until a request arrives, handling everything else
+// (notifications, pings, malformed messages) on the way. It returns false
+// when the connection has ended.
+func (cs *connServer) readRequest() (jsonrpc.Message, bool) {
+	s, c, ctx := cs.s, cs.c, cs.ctx
 	for {
 		msg, err := c.ReadMessage(ctx)
 		if err != nil {
@@ -164,12 +173,12 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 				if tl.Skipped {
 					continue
 				}
-				return err
 			}
-			if errors.Is(err, io.EOF) || errors.Is(err, transport.ErrClosed) || ctx.Err() != nil {
-				return nil
+			if !errors.Is(err, io.EOF) && !errors.Is(err, transport.ErrClosed) && ctx.Err() == nil {
+				cs.err = err
 			}
-			return err
+			cs.end()
+			return jsonrpc.Message{}, false
 		}
 		m, derr := jsonrpc.Decode(msg)
 		if derr != nil {
@@ -178,8 +187,9 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 		}
 		switch m.Kind {
 		case jsonrpc.KindNotification:
-			// Notifications run in order on this goroutine; problems with
-			// them are logged, because a notification gets no answer.
+			// Notifications run in order, by whoever holds the reading
+			// turn; problems with them are logged, because a notification
+			// gets no answer.
 			s.handleNotification(ctx, &m, msg)
 			continue
 		case jsonrpc.KindResponse:
@@ -192,8 +202,6 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 			putBuf(buf)
 			continue
 		}
-		if !w.submit(ctx, job{s: s, c: c, ctx: ctx, m: m}) {
-			return nil
-		}
+		return m, true
 	}
 }

@@ -8,74 +8,96 @@ import (
 	"github.com/ahp-go/ahp/transport"
 )
 
-// job is one request to answer on a connection.
-type job struct {
-	s   *Server
-	c   transport.Conn
-	ctx context.Context
-	m   jsonrpc.Message
+// connServer serves one connection with a leader/follower pool: one worker
+// at a time holds the reading turn. When it reads a request it hands the
+// turn to an idle worker (starting one if all are busy and fewer than max
+// exist) and answers the request itself, on the goroutine that read it, so
+// no handoff sits between reading a request and deciding it. When max
+// workers are busy the reader answers first and reads on afterwards: the
+// connection is not read while MaxInFlight requests are in progress
+// (backpressure instead of unbounded buffering). Workers, once started, live
+// until the connection ends, so their stacks are reused.
+type connServer struct {
+	s         *Server
+	c         transport.Conn
+	ctx       context.Context
+	cancel    context.CancelFunc
+	max       int
+	halfClose bool
+
+	turn chan struct{} // an idle worker receives here to become the reader
+	done chan struct{} // closed when reading has ended
+
+	mu      sync.Mutex
+	started int
+	wg      sync.WaitGroup
+	endOnce sync.Once
+	err     error // written by the reader before done is closed
 }
 
-func (j *job) run() {
-	buf := j.s.handleRequest(j.ctx, &j.m, getBuf())
-	if err := j.c.WriteMessage(j.ctx, buf); err != nil {
-		j.s.log.Debug("write failed", "error", err)
+// worker runs until the connection ends. haveTurn says it starts as the
+// reader.
+func (cs *connServer) worker(haveTurn bool) {
+	defer cs.wg.Done()
+	for {
+		if !haveTurn {
+			select {
+			case <-cs.turn:
+			case <-cs.done:
+				return
+			}
+		}
+		m, ok := cs.readRequest()
+		if !ok {
+			return
+		}
+		haveTurn = !cs.passTurn()
+		cs.answer(&m)
+	}
+}
+
+// passTurn gives the reading turn to an idle or new worker. It returns
+// false when every worker is busy and no more may start.
+func (cs *connServer) passTurn() bool {
+	select {
+	case cs.turn <- struct{}{}:
+		return true
+	default:
+	}
+	cs.mu.Lock()
+	if cs.started >= cs.max {
+		cs.mu.Unlock()
+		// Every worker is busy; one may just be becoming idle.
+		select {
+		case cs.turn <- struct{}{}:
+			return true
+		default:
+			return false
+		}
+	}
+	cs.started++
+	cs.mu.Unlock()
+	cs.wg.Add(1)
+	go cs.worker(true)
+	return true
+}
+
+// answer handles one request and writes its response.
+func (cs *connServer) answer(m *jsonrpc.Message) {
+	buf := cs.s.handleRequest(cs.ctx, m, getBuf())
+	if err := cs.c.WriteMessage(cs.ctx, buf); err != nil {
+		cs.s.log.Debug("write failed", "error", err)
 	}
 	putBuf(buf)
 }
 
-// workers runs the requests of one connection concurrently on at most max
-// goroutines. Goroutines are started only when every existing one is busy
-// and are kept until the connection ends, so their stacks, once grown, are
-// reused instead of being grown again for every request.
-type workers struct {
-	jobs    chan job
-	max     int
-	mu      sync.Mutex
-	started int
-	wg      sync.WaitGroup
-}
-
-func newWorkers(max int) *workers {
-	return &workers{jobs: make(chan job), max: max}
-}
-
-// submit hands j to an idle worker, starts a new one, or waits for one to
-// become free (backpressure on the reader). It returns false if ctx ended
-// first.
-func (w *workers) submit(ctx context.Context, j job) bool {
-	select {
-	case w.jobs <- j:
-		return true
-	default:
-	}
-	w.mu.Lock()
-	if w.started < w.max {
-		w.started++
-		w.mu.Unlock()
-		w.wg.Add(1)
-		go w.loop(j)
-		return true
-	}
-	w.mu.Unlock()
-	select {
-	case w.jobs <- j:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func (w *workers) loop(first job) {
-	defer w.wg.Done()
-	first.run()
-	for j := range w.jobs {
-		j.run()
-	}
-}
-
-// stop waits for the requests in flight to finish and ends the workers.
-func (w *workers) stop() {
-	close(w.jobs)
-	w.wg.Wait()
+// end marks the end of reading: idle workers leave, and unless the
+// transport allows half-close, requests still running are cancelled.
+func (cs *connServer) end() {
+	cs.endOnce.Do(func() {
+		if !cs.halfClose {
+			cs.cancel()
+		}
+		close(cs.done)
+	})
 }

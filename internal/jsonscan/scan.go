@@ -7,6 +7,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -19,15 +20,74 @@ var ErrNotObject = errors.New("not a JSON object")
 var ErrSyntax = errors.New("malformed JSON")
 
 // Object checks that b is one well-formed JSON object and calls fn for each
-// of its members, in order, with the key (unescaped) and the raw value. It
-// returns ErrSyntax for malformed input (checked before fn is first
-// called), ErrNotObject for a well-formed value that is not an object, and
-// otherwise the first error fn returns.
+// of its members, in order, with the key (unescaped) and the raw value,
+// validating as it goes (one pass over the bytes). It returns ErrSyntax for
+// malformed input, ErrNotObject for a well-formed value that is not an
+// object, and otherwise the first error fn returns. On malformed input fn
+// may already have been called for the members before the fault.
 func Object(b []byte, fn func(key, val []byte) error) error {
-	if !Valid(b) {
+	i := skipSpace(b, 0)
+	if i >= len(b) {
 		return ErrSyntax
 	}
-	return ObjectValid(b, fn)
+	if b[i] != '{' {
+		if Valid(b) {
+			return ErrNotObject
+		}
+		return ErrSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return trailing(b, i+1)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return ErrSyntax
+		}
+		end := skipString(b, i)
+		if end < 0 {
+			return ErrSyntax
+		}
+		key := b[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			k, ok := unquoteJSON(b[i:end])
+			if !ok {
+				return ErrSyntax
+			}
+			key = []byte(k)
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return ErrSyntax
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i, 1)
+		if vend < 0 {
+			return ErrSyntax
+		}
+		if err := fn(key, b[i:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return ErrSyntax
+		}
+		if b[i] == '}' {
+			return trailing(b, i+1)
+		}
+		if b[i] != ',' {
+			return ErrSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// trailing checks that only white space follows index i.
+func trailing(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return ErrSyntax
+	}
+	return nil
 }
 
 // ObjectValid is Object for input already known to be well-formed JSON
@@ -117,6 +177,15 @@ func Valid(b []byte) bool {
 // -1 when the string is malformed.
 func skipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
+		// Skip eight ordinary bytes at a time: none is a quote, a
+		// backslash or a control character (a word test, exact when it
+		// says no).
+		for j+8 <= len(b) && !wordSpecial(binary.LittleEndian.Uint64(b[j:])) {
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		c := b[j]
 		switch {
 		case c == '"':
@@ -141,6 +210,21 @@ func skipString(b []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// wordSpecial reports whether any of the eight bytes in x is '"', '\\' or
+// below 0x20. It never misses one; it may report true when one byte
+// matches and another next to it does not, which only sends the caller to
+// the byte-by-byte path.
+func wordSpecial(x uint64) bool {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 func isHex(c byte) bool {

@@ -64,8 +64,16 @@ func TestUint(t *testing.T) {
 
 func FuzzObject(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":[1,2,"c"]},"d":"e"}`))
+	f.Add([]byte(`{"a":1,"b":tru}`))
+	f.Add([]byte(`{"a":"x"} x`))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if strings.Count(string(b), "[")+strings.Count(string(b), "{") >= MaxNesting {
+			return
+		}
 		if !json.Valid(b) {
+			if err := Object(b, func(k, v []byte) error { return nil }); err == nil {
+				t.Fatalf("malformed input %q accepted", b)
+			}
 			return
 		}
 		var want map[string]json.RawMessage
@@ -124,4 +132,30 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
 	})
+}
+
+// The word-at-a-time scan finds a special byte at every position.
+func TestWordSpecial(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0x00, 0x1f, '\n'} {
+		for pos := 0; pos < 8; pos++ {
+			w := []byte("abcdefgh")
+			w[pos] = special
+			var x uint64
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(w[i])
+			}
+			if !wordSpecial(x) {
+				t.Errorf("byte %#x at %d not found", special, pos)
+			}
+		}
+	}
+	for _, ok := range []string{"abcdefgh", "        ", "é日本語!!", "\x7f\x80\xff ~}|{"} {
+		var x uint64
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(ok[i])
+		}
+		if wordSpecial(x) {
+			t.Errorf("%q reported special", ok)
+		}
+	}
 }
