@@ -165,25 +165,32 @@ func (h *Harness) evaluate(ev *protocol.Event, peer transport.Info) policy.Resul
 // record appends the audit record of a blocking event and waits until it
 // is durable.
 func (h *Harness) record(ctx context.Context, ev *protocol.Event, peer transport.Info, start time.Time, d any, ruleID, errText string) error {
-	evJSON, err := json.Marshal(ev)
+	evJSON, err := ev.AppendJSON(make([]byte, 0, len(ev.Payload)+256))
 	if err != nil {
 		return err
 	}
-	dJSON, err := json.Marshal(d)
+	var dJSON []byte
+	var outcome string
+	if gd, ok := d.(protocol.Decision); ok {
+		// The generic decision encodes itself exactly; no second pass.
+		dJSON, err = gd.AppendJSON(make([]byte, 0, 128))
+		outcome = string(gd.Kind)
+	} else {
+		dJSON, err = json.Marshal(d)
+		outcome = decisionTag(dJSON)
+	}
 	if err != nil {
 		return err
 	}
 	rec := &store.AuditRecord{
 		Time: start, SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
-		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: decisionTag(dJSON), RuleID: ruleID,
+		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: outcome, RuleID: ruleID,
 		PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
 		Latency: h.now().Sub(start), Error: errText, DescriptorHash: h.descriptorHash(),
 	}
 	// The agent may have gone away; the record is still owed to the audit
 	// log, so it is not tied to the request's context.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	return h.opts.Store.Audit().Append(actx, rec)
+	return h.opts.Store.Audit().Append(context.WithoutCancel(ctx), rec)
 }
 
 // decisionTag returns the "decision" member of a decision's JSON.
@@ -208,7 +215,7 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 		}
 	}
 	peer := peerOf(ctx)
-	evJSON, err := json.Marshal(ev)
+	evJSON, err := ev.AppendJSON(make([]byte, 0, len(ev.Payload)+256))
 	if err != nil {
 		return
 	}

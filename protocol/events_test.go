@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,30 @@ func TestDecodeErrorsUnwrap(t *testing.T) {
 	}
 	if !strings.HasPrefix(err.Error(), "run_lifecycle: ") || !strings.Contains(err.Error(), "updated_at") {
 		t.Errorf("error %q", err)
+	}
+}
+
+// AppendJSON writes what json.Marshal writes.
+func TestEventAppendJSONMatchesMarshal(t *testing.T) {
+	events := []Event{
+		{EventType: EventPreAction, SessionID: "s\"1<>", AgentID: "a\u00e9", Timestamp: "2026-11-21T10:00:00Z", Depth: 3,
+			Payload: json.RawMessage(`{"tool_name":"bash","arguments":{"command":"ls"}}`)},
+		{EventType: EventPrePrompt, SessionID: "s", AgentID: "a", Timestamp: "t", Payload: json.RawMessage(`"text"`),
+			Context:  &EventContext{CurrentTask: "x", RecentFacts: []Fact{{Content: "c", Source: "s", Confidence: 0.5}}},
+			Metadata: json.RawMessage(`{"k":[1,2]}`)},
+	}
+	for _, e := range events {
+		want, err := json.Marshal(&e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if json.Unmarshal(got, &a) != nil || json.Unmarshal(want, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("AppendJSON:\n%s\njson.Marshal:\n%s", got, want)
+		}
 	}
 }
