@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ahp-go/ahp/jsonrpc"
 	"github.com/ahp-go/ahp/transport"
@@ -51,9 +54,67 @@ func (cs *connServer) worker(haveTurn bool) {
 		if !ok {
 			return
 		}
-		haveTurn = !cs.passTurn()
-		cs.answer(&m)
+		if cs.buffered() {
+			// More input is waiting: let another worker read it now.
+			haveTurn = !cs.passTurn()
+			cs.answer(&m)
+			continue
+		}
+		haveTurn = cs.answerHoldingTurn(&m)
 	}
+}
+
+// handoffDelay is how long a worker answering a request keeps the reading
+// turn when no more input is waiting, before handing it on. Most decisions
+// take less: the worker then reads the next request itself, and no other
+// goroutine has to be woken. A slow decision (a human approval, say) holds
+// other requests up for at most this long.
+const handoffDelay = 50 * time.Microsecond
+
+// Turn states of answerHoldingTurn.
+const (
+	turnHeld     = iota // the answering worker holds the turn
+	turnKept            // it finished first and keeps the turn
+	turnPassing         // the timer is handing the turn on
+	turnPassed          // the timer handed it on
+	turnReturned        // the timer found nobody free: the worker keeps it
+)
+
+// answerHoldingTurn answers m while holding the reading turn, handing the
+// turn on if the answer takes longer than handoffDelay. It reports whether
+// the worker still holds the turn afterwards.
+func (cs *connServer) answerHoldingTurn(m *jsonrpc.Message) bool {
+	var state atomic.Int32
+	t := time.AfterFunc(handoffDelay, func() {
+		if !state.CompareAndSwap(turnHeld, turnPassing) {
+			return
+		}
+		if cs.passTurn() {
+			state.Store(turnPassed)
+		} else {
+			state.Store(turnReturned)
+		}
+	})
+	cs.answer(m)
+	if state.CompareAndSwap(turnHeld, turnKept) {
+		t.Stop()
+		return true
+	}
+	for {
+		switch state.Load() {
+		case turnPassed:
+			return false
+		case turnReturned:
+			return true
+		}
+		runtime.Gosched() // the timer is deciding; it takes a moment
+	}
+}
+
+// buffered reports whether the connection already holds unread input.
+func (cs *connServer) buffered() bool {
+	b, ok := cs.c.(interface{ Buffered() int })
+	return ok && b.Buffered() > 0
 }
 
 // passTurn gives the reading turn to an idle or new worker. It returns

@@ -177,3 +177,8 @@ func (c *streamConn) Close() error {
 	})
 	return c.closeErr
 }
+
+// Buffered returns how many bytes have been read from the peer but not yet
+// returned as messages. The server uses it to tell pipelined input from a
+// quiet connection.
+func (c *streamConn) Buffered() int { return c.r.Buffered() }
