@@ -237,3 +237,38 @@ func (h *ctxHandler) HandleEvent(ctx context.Context, _ *protocol.Event) (protoc
 	close(h.cancelled)
 	return protocol.Block("cancelled"), nil
 }
+
+// Over a buffered stream, the answer to a fast request is sent while a
+// slow one is still pending (the write buffer does not wait for it).
+func TestBufferedStreamDoesNotHoldAnswers(t *testing.T) {
+	release := make(chan struct{})
+	r := &recorder{decide: func(ev *protocol.Event) (protocol.Decision, error) {
+		if strings.Contains(string(ev.Payload), "slow") {
+			<-release
+		}
+		return protocol.Allow(), nil
+	}}
+	dir := t.TempDir()
+	l, err := transport.ListenUnix(filepath.Join(dir, "s.sock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(r, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, l) }()
+	defer func() { close(release); cancel(); <-done }()
+	c, err := transport.DialUnix(ctx, filepath.Join(dir, "s.sock"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.WriteMessage(ctx, []byte(`{"jsonrpc":"2.0","id":"slow","method":"ahp/event","params":`+event("pre_action", 0, `{"tool_name":"slow"}`)+`}`))
+	_ = c.WriteMessage(ctx, []byte(`{"jsonrpc":"2.0","id":"fast","method":"ahp/event","params":`+event("pre_action", 0, `{"tool_name":"fast"}`)+`}`))
+	rctx, rcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer rcancel()
+	msg, err := c.ReadMessage(rctx)
+	if err != nil || !strings.Contains(string(msg), `"id":"fast"`) {
+		t.Fatalf("fast answer: %s %v", msg, err)
+	}
+}
