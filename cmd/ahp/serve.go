@@ -101,8 +101,15 @@ func newServeCmd() *cobra.Command {
 Agents connect, perform the AHP handshake and send events; the harness
 answers each blocking event with a decision. Listen addresses:
 
-  stdio            read requests on stdin, answer on stdout (one agent)
-  unix:PATH        a Unix socket (mode 0600), many agents
+  stdio              read requests on stdin, answer on stdout (one agent)
+  unix:PATH          a Unix socket (mode 0600), many agents
+  http://HOST:PORT   HTTP POST /ahp and WebSocket GET /ahp (ws:// is the same)
+  https://HOST:PORT  the same over TLS (--tls-cert, --tls-key; --client-ca for mutual TLS)
+  grpc://HOST:PORT   gRPC service ahp.v1.Harness (grpcs:// with TLS)
+
+Network listeners require --credentials (API keys, bearer tokens, client
+certificates with roles; see docs/security.md) unless they listen on
+loopback only, which is open with a warning, or --insecure-no-auth is given.
 
 With no --listen, the harness listens on the Unix socket ./` + defaultSocket + `
 and prints how to connect. Logs go to stderr.
