@@ -71,8 +71,6 @@ func Handler(o Options) http.Handler {
 
 type api struct{ o Options }
 
-type principalKey struct{}
-
 // with authenticates the caller and requires role.
 func (a *api) with(role string, next func(http.ResponseWriter, *http.Request, *transport.Principal)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -117,7 +117,7 @@ func TestMarshalCanonicalValues(t *testing.T) {
 		A float64 `json:"a"`
 	}
 	got, err := MarshalCanonical(map[string]any{
-		"z":      []any{true, false, nil, 1.0, -0.0, 1e21, "x"},
+		"z":      []any{true, false, nil, 1.0, math.Copysign(0, -1), 1e21, "x"},
 		"struct": inner{B: 2, A: 0.5},
 		"ints":   []int{1, 2},
 		"num":    json.Number("1.000"),

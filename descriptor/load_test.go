@@ -14,7 +14,7 @@ import (
 )
 
 func TestInstructionsFile(t *testing.T) {
-	d, err := loadFiles(t, map[string]string{
+	_, err := loadFiles(t, map[string]string{
 		"harness.yaml":      minimal("    instructions_file: ./prompts/router.md\n"),
 		"prompts/router.md": "Route {{context.topic}}.",
 	})
@@ -23,7 +23,7 @@ func TestInstructionsFile(t *testing.T) {
 	}
 	wantProblem(t, err, `agent "a": instructions_file (file "./prompts/router.md")`, `"topic" is not declared`)
 
-	d, err = loadFiles(t, map[string]string{
+	d, err := loadFiles(t, map[string]string{
 		"harness.yaml":      minimal("    instructions_file: prompts/router.md\n"),
 		"prompts/router.md": "Route the next turn.\n",
 	})

@@ -192,7 +192,7 @@ func appendRawField(b []byte, name string, v json.RawMessage) ([]byte, error) {
 // appendCompact appends raw JSON v to b without insignificant space. Valid
 // input with no space, tab or newline byte at all is appended as it is.
 func appendCompact(b []byte, name string, v json.RawMessage) ([]byte, error) {
-	if bytes.IndexAny(v, " \t\n\r") < 0 {
+	if !bytes.ContainsAny(v, " \t\n\r") {
 		if !json.Valid(v) {
 			return nil, fmt.Errorf("decision: %s: invalid JSON", name)
 		}

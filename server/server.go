@@ -45,8 +45,6 @@ type Server struct {
 	hsBytes []byte
 	rejObs  RejectionObserver
 	hsObs   HandshakeHandler
-
-	wg sync.WaitGroup
 }
 
 // New returns a Server for h.
