@@ -21,7 +21,7 @@ import (
 // TestCredentialForms runs handshake and decisions over each accepted
 // form of credentials and checks who the harness saw.
 func TestCredentialForms(t *testing.T) {
-	p := newPKI(t)
+	p := nettest.NewPKI(t)
 	cases := []struct {
 		name      string
 		insecure  bool
@@ -32,8 +32,8 @@ func TestCredentialForms(t *testing.T) {
 		{name: "none (insecure)", insecure: true, principal: auth.Anonymous.ID},
 		{name: "api key", opts: transport.DialOptions{APIKey: nettest.APIKey}, principal: nettest.KeyAgent},
 		{name: "bearer", opts: transport.DialOptions{BearerToken: nettest.Bearer}, principal: nettest.BearerAgent},
-		{name: "mTLS", tls: true, opts: transport.DialOptions{TLS: p.clientTLS(&p.client)}, principal: nettest.CertAgent},
-		{name: "api key over TLS", tls: true, opts: transport.DialOptions{APIKey: nettest.APIKey, TLS: p.clientTLS(nil)}, principal: nettest.KeyAgent},
+		{name: "mTLS", tls: true, opts: transport.DialOptions{TLS: p.ClientTLS(&p.Client)}, principal: nettest.CertAgent},
+		{name: "api key over TLS", tls: true, opts: transport.DialOptions{APIKey: nettest.APIKey, TLS: p.ClientTLS(nil)}, principal: nettest.KeyAgent},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestCredentialForms(t *testing.T) {
 			}
 			var cfg *tls.Config
 			if tc.tls {
-				cfg = p.serverTLS(tls.VerifyClientCertIfGiven)
+				cfg = p.ServerTLS(tls.VerifyClientCertIfGiven)
 			}
 			e := start(t, a, cfg, nil)
 			c, err := dial(t, e.addr, tc.opts)
@@ -114,9 +114,9 @@ func TestRefusedCredentials(t *testing.T) {
 // TestExpiredClientCertificate checks that an expired certificate fails
 // the TLS handshake: nothing reaches the harness, the refusal is counted.
 func TestExpiredClientCertificate(t *testing.T) {
-	p := newPKI(t)
-	e := start(t, nettest.Store(t), p.serverTLS(tls.RequireAndVerifyClientCert), nil)
-	_, err := dial(t, e.addr, transport.DialOptions{TLS: p.clientTLS(&p.expired)})
+	p := nettest.NewPKI(t)
+	e := start(t, nettest.Store(t), p.ServerTLS(tls.RequireAndVerifyClientCert), nil)
+	_, err := dial(t, e.addr, transport.DialOptions{TLS: p.ClientTLS(&p.Expired)})
 	if err == nil {
 		t.Fatal("dial with an expired certificate succeeded")
 	}
@@ -126,7 +126,7 @@ func TestExpiredClientCertificate(t *testing.T) {
 	nettest.Eventually(t, 5*time.Second, "the TLS refusal to be counted", func() bool {
 		return nettest.Refusals(t, e.reg, "grpc", auth.ReasonTLS) >= 1
 	})
-	c, err := dial(t, e.addr, transport.DialOptions{TLS: p.clientTLS(&p.client)})
+	c, err := dial(t, e.addr, transport.DialOptions{TLS: p.ClientTLS(&p.Client)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // TestCredentialForms runs handshake and decisions over every accepted
 // form of credentials and checks who the harness saw.
 func TestCredentialForms(t *testing.T) {
-	p := newPKI(t)
+	p := nettest.NewPKI(t)
 	cases := []struct {
 		name      string
 		insecure  bool
@@ -34,7 +34,7 @@ func TestCredentialForms(t *testing.T) {
 		{name: "bearer header", opts: transport.DialOptions{BearerToken: nettest.Bearer}, principal: nettest.BearerAgent},
 		{name: "query api_key", query: "?api_key=" + nettest.APIKey, principal: nettest.KeyAgent},
 		{name: "query token", query: "?token=" + nettest.Bearer, principal: nettest.BearerAgent},
-		{name: "mTLS (wss)", tls: true, opts: transport.DialOptions{TLS: p.clientTLS(&p.client)}, principal: nettest.CertAgent},
+		{name: "mTLS (wss)", tls: true, opts: transport.DialOptions{TLS: p.ClientTLS(&p.Client)}, principal: nettest.CertAgent},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestCredentialForms(t *testing.T) {
 			}
 			var cfg *tls.Config
 			if tc.tls {
-				cfg = p.serverTLS(tls.RequireAndVerifyClientCert)
+				cfg = p.ServerTLS(tls.RequireAndVerifyClientCert)
 			}
 			e := start(t, wsserve.Options{Authenticator: a}, cfg, serverOpts())
 			c, err := dial(t, e.url+tc.query, tc.opts)
@@ -99,9 +99,9 @@ func TestRefusedUpgrades(t *testing.T) {
 // TestExpiredClientCertificate checks that an expired certificate fails
 // the TLS handshake, so nothing reaches the harness.
 func TestExpiredClientCertificate(t *testing.T) {
-	p := newPKI(t)
-	e := start(t, wsserve.Options{Authenticator: nettest.Store(t)}, p.serverTLS(tls.RequireAndVerifyClientCert), serverOpts())
-	_, err := dial(t, e.url, transport.DialOptions{TLS: p.clientTLS(&p.expired)})
+	p := nettest.NewPKI(t)
+	e := start(t, wsserve.Options{Authenticator: nettest.Store(t)}, p.ServerTLS(tls.RequireAndVerifyClientCert), serverOpts())
+	_, err := dial(t, e.url, transport.DialOptions{TLS: p.ClientTLS(&p.Expired)})
 	if err == nil {
 		t.Fatal("dial with an expired certificate succeeded")
 	}
@@ -109,7 +109,7 @@ func TestExpiredClientCertificate(t *testing.T) {
 		t.Fatalf("%d calls reached the handler, want 0", n)
 	}
 	// And a valid certificate still gets in.
-	c, err := dial(t, e.url, transport.DialOptions{TLS: p.clientTLS(&p.client)})
+	c, err := dial(t, e.url, transport.DialOptions{TLS: p.ClientTLS(&p.Client)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +119,10 @@ func TestExpiredClientCertificate(t *testing.T) {
 // TestUnknownCertificate checks that a valid certificate that maps to no
 // principal is refused at the upgrade.
 func TestUnknownCertificate(t *testing.T) {
-	p := newPKI(t)
-	stranger := p.ca.Client(t, "stranger").TLSCertificate(t)
-	e := start(t, wsserve.Options{Authenticator: nettest.Store(t)}, p.serverTLS(tls.VerifyClientCertIfGiven), serverOpts())
-	_, err := dial(t, e.url, transport.DialOptions{TLS: p.clientTLS(&stranger)})
+	p := nettest.NewPKI(t)
+	stranger := p.CA.Client(t, "stranger").TLSCertificate(t)
+	e := start(t, wsserve.Options{Authenticator: nettest.Store(t)}, p.ServerTLS(tls.VerifyClientCertIfGiven), serverOpts())
+	_, err := dial(t, e.url, transport.DialOptions{TLS: p.ClientTLS(&stranger)})
 	var he *wstransport.HandshakeError
 	if !errors.As(err, &he) || he.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("dial: %v, want 401", err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ahp-go/ahp/auth/authtest"
 	"github.com/ahp-go/ahp/client"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/transport"
@@ -74,38 +73,4 @@ func dial(t *testing.T, url string, o transport.DialOptions) (*client.Client, er
 	c := client.New(conn, client.Options{Timeout: 5 * time.Second, SessionID: "s1", AgentID: "a1", FailMode: client.FailError})
 	t.Cleanup(func() { _ = c.Close() })
 	return c, nil
-}
-
-// pki holds a CA with server and client certificates for 127.0.0.1.
-type pki struct {
-	ca      *authtest.CA
-	server  tls.Certificate
-	client  tls.Certificate // CommonName nettest.CertCN
-	expired tls.Certificate // same name, expired yesterday
-}
-
-func newPKI(t *testing.T) *pki {
-	ca := authtest.NewCA(t, "ahp test CA")
-	return &pki{
-		ca:     ca,
-		server: ca.Server(t).TLSCertificate(t),
-		client: ca.Client(t, nettest.CertCN).TLSCertificate(t),
-		expired: ca.Issue(t, authtest.LeafOptions{
-			CommonName: nettest.CertCN, Client: true,
-			NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour),
-		}).TLSCertificate(t),
-	}
-}
-
-// serverTLS asks for a client certificate and verifies it when given.
-func (p *pki) serverTLS(mode tls.ClientAuthType) *tls.Config {
-	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{p.server}, ClientCAs: p.ca.Pool(), ClientAuth: mode}
-}
-
-func (p *pki) clientTLS(cert *tls.Certificate) *tls.Config {
-	c := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: p.ca.Pool()}
-	if cert != nil {
-		c.Certificates = []tls.Certificate{*cert}
-	}
-	return c
 }
