@@ -148,6 +148,7 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 		// waiting for a human) are cancelled.
 		halfClose: c.Info().Transport == "stdio",
 	}
+	cs.bw, _ = c.(bufferedWriter)
 	cs.started = 1
 	cs.wg.Add(1)
 	go cs.worker(true)
@@ -162,8 +163,17 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 func (cs *connServer) readRequest() (jsonrpc.Message, bool) {
 	s, c, ctx := cs.s, cs.c, cs.ctx
 	for {
+		if !cs.buffered() {
+			// About to wait for input: nothing may stay unsent meanwhile.
+			cs.readerIdle.Store(true)
+			cs.flushPending()
+		}
 		msg, err := c.ReadMessage(ctx)
+		cs.readerIdle.Store(false)
+		cs.moreInput.Store(cs.buffered())
 		if err != nil {
+			cs.readerIdle.Store(true)
+			cs.flushPending()
 			var tl *transport.TooLargeError
 			if errors.As(err, &tl) {
 				s.log.Warn("message over the size limit refused", "transport", c.Info().Transport, "limit", tl.Limit)

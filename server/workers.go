@@ -31,6 +31,12 @@ type connServer struct {
 	turn chan struct{} // an idle worker receives here to become the reader
 	done chan struct{} // closed when reading has ended
 
+	// Write coalescing on stream transports (see answer and readRequest).
+	bw         bufferedWriter
+	moreInput  atomic.Bool // the last read left more input buffered
+	readerIdle atomic.Bool // the reader is (about to be) waiting for input
+	unflushed  atomic.Bool // answers sit in the write buffer
+
 	mu      sync.Mutex
 	started int
 	wg      sync.WaitGroup
@@ -57,6 +63,11 @@ func (cs *connServer) worker(haveTurn bool) {
 		if cs.buffered() {
 			// More input is waiting: let another worker read it now.
 			haveTurn = !cs.passTurn()
+			if haveTurn {
+				// Nobody else reads while this answer is made: send
+				// what others left in the buffer first.
+				cs.flushPending()
+			}
 			cs.answer(&m)
 			continue
 		}
@@ -146,10 +157,41 @@ func (cs *connServer) passTurn() bool {
 // answer handles one request and writes its response.
 func (cs *connServer) answer(m *jsonrpc.Message) {
 	buf := cs.s.handleRequest(cs.ctx, m, getBuf())
-	if err := cs.c.WriteMessage(cs.ctx, buf); err != nil {
+	var err error
+	if cs.bw != nil && cs.moreInput.Load() {
+		// More requests are already waiting to be read: leave this answer
+		// in the buffer for a later write to take along. Whoever is about
+		// to wait for input flushes first; and if the reader is waiting
+		// already, this writer flushes (each side checks the other's flag
+		// after setting its own, so one of them always flushes).
+		err = cs.bw.WriteBuffered(cs.ctx, buf)
+		cs.unflushed.Store(true)
+		if cs.readerIdle.Load() {
+			cs.flushPending()
+		}
+	} else {
+		err = cs.c.WriteMessage(cs.ctx, buf)
+	}
+	if err != nil {
 		cs.s.log.Debug("write failed", "error", err)
 	}
 	putBuf(buf)
+}
+
+// bufferedWriter is implemented by the stream transports, which can hold
+// messages back and send several in one system call.
+type bufferedWriter interface {
+	WriteBuffered(ctx context.Context, msg []byte) error
+	Flush() error
+}
+
+// flushPending sends answers left in the write buffer, if any.
+func (cs *connServer) flushPending() {
+	if cs.bw != nil && cs.unflushed.Swap(false) {
+		if err := cs.bw.Flush(); err != nil {
+			cs.s.log.Debug("flush failed", "error", err)
+		}
+	}
 }
 
 // end marks the end of reading: idle workers leave, and unless the

@@ -132,6 +132,42 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
+// WriteBuffered adds msg to the write buffer without sending it: Flush (or
+// a later WriteMessage) sends it, and so does a full buffer.
+func (c *streamConn) WriteBuffered(_ context.Context, msg []byte) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return c.werr
+	}
+	if _, err := c.w.Write(msg); err != nil {
+		c.werr = err
+		return err
+	}
+	if err := c.w.WriteByte('\n'); err != nil {
+		c.werr = err
+		return err
+	}
+	return nil
+}
+
+// Flush sends what WriteBuffered held back.
+func (c *streamConn) Flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return c.werr
+	}
+	if err := c.w.Flush(); err != nil {
+		c.werr = err
+		return err
+	}
+	return nil
+}
+
 func (c *streamConn) WriteMessage(ctx context.Context, msg []byte) error {
 	if c.closed.Load() {
 		return ErrClosed
