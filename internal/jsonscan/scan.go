@@ -26,60 +26,7 @@ var ErrSyntax = errors.New("malformed JSON")
 // object, and otherwise the first error fn returns. On malformed input fn
 // may already have been called for the members before the fault.
 func Object(b []byte, fn func(key, val []byte) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) {
-		return ErrSyntax
-	}
-	if b[i] != '{' {
-		if Valid(b) {
-			return ErrNotObject
-		}
-		return ErrSyntax
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return ErrSyntax
-		}
-		end := skipString(b, i)
-		if end < 0 {
-			return ErrSyntax
-		}
-		key := b[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			k, ok := unquoteJSON(b[i:end])
-			if !ok {
-				return ErrSyntax
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return ErrSyntax
-		}
-		i = skipSpace(b, i+1)
-		vend := skipValue(b, i, 1)
-		if vend < 0 {
-			return ErrSyntax
-		}
-		if err := fn(key, b[i:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return ErrSyntax
-		}
-		if b[i] == '}' {
-			return trailing(b, i+1)
-		}
-		if b[i] != ',' {
-			return ErrSyntax
-		}
-		i = skipSpace(b, i+1)
-	}
+	return walk(b, true, fn)
 }
 
 // trailing checks that only white space follows index i.
@@ -95,16 +42,30 @@ func trailing(b []byte, i int) error {
 // validation pass; on malformed input it may return ErrSyntax late or hand
 // out values that are not JSON.
 func ObjectValid(b []byte, fn func(key, val []byte) error) error {
+	return walk(b, false, fn)
+}
+
+// walk is Object (validate) and ObjectValid (trust the input).
+func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) {
 		return ErrSyntax
 	}
 	if b[i] != '{' {
+		if validate && !Valid(b) {
+			return ErrSyntax
+		}
 		return ErrNotObject
+	}
+	done := func(end int) error {
+		if validate {
+			return trailing(b, end)
+		}
+		return nil
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return nil
+		return done(i + 1)
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
@@ -127,7 +88,12 @@ func ObjectValid(b []byte, fn func(key, val []byte) error) error {
 			return ErrSyntax
 		}
 		i = skipSpace(b, i+1)
-		vend := skipValid(b, i)
+		var vend int
+		if validate {
+			vend = skipValue(b, i, 1)
+		} else {
+			vend = skipValid(b, i)
+		}
 		if vend < 0 {
 			return ErrSyntax
 		}
@@ -139,7 +105,7 @@ func ObjectValid(b []byte, fn func(key, val []byte) error) error {
 			return ErrSyntax
 		}
 		if b[i] == '}' {
-			return nil
+			return done(i + 1)
 		}
 		if b[i] != ',' {
 			return ErrSyntax
