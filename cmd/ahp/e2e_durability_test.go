@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +19,17 @@ import (
 	"github.com/ahp-go/ahp/transport"
 )
 
+// accepting reports whether a harness accepts connections on sock (the
+// socket file appears a moment before the listener accepts).
+func accepting(sock string) bool {
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}
+
 // startServe runs ahp serve on a Unix socket in dir and waits for it.
 func startServe(t *testing.T, bin, dir string, extra ...string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
@@ -33,7 +44,7 @@ func startServe(t *testing.T, bin, dir string, extra ...string) (*exec.Cmd, stri
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if _, err := os.Stat(sock); err == nil {
+		if accepting(sock) {
 			return cmd, sock, stderr
 		}
 		if time.Now().After(deadline) {

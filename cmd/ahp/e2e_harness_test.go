@@ -45,8 +45,7 @@ func TestServeWithNoConfig(t *testing.T) {
 		_ = srv.Wait()
 	}()
 	waitFor(t, func() bool {
-		_, err := os.Stat(sock)
-		return err == nil && strings.Contains(stderr.String(), "admin API listening")
+		return accepting(sock) && strings.Contains(stderr.String(), "admin API listening")
 	})
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(bin, args...)

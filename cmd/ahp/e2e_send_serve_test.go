@@ -118,7 +118,7 @@ func TestSendServeUnix(t *testing.T) {
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := os.Stat(sock); err == nil {
+		if accepting(sock) {
 			break
 		}
 		if time.Now().After(deadline) {
