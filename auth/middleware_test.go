@@ -11,31 +11,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ahp-go/ahp/auth/authtest"
 	"github.com/ahp-go/ahp/server"
 )
 
 // refusals reads ahp_auth_refusals_total{transport,reason} from reg.
 func refusals(t *testing.T, reg *prometheus.Registry, transport, reason string) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "ahp_auth_refusals_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["transport"] == transport && labels["reason"] == reason {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return authtest.Refusals(t, reg, transport, reason)
 }
 
 func TestMiddleware(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/auth/authtest"
 	"github.com/ahp-go/ahp/client"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/server"
@@ -117,25 +118,7 @@ func startServer(t *testing.T, ho httpserver.Options, so httpserver.ServerOption
 // refusals reads ahp_auth_refusals_total{transport,reason}.
 func (s *testServer) refusals(t *testing.T, transportName, reason string) float64 {
 	t.Helper()
-	mfs, err := s.Reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "ahp_auth_refusals_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			l := map[string]string{}
-			for _, p := range m.GetLabel() {
-				l[p.GetName()] = p.GetValue()
-			}
-			if l["transport"] == transportName && l["reason"] == reason {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return authtest.Refusals(t, s.Reg, transportName, reason)
 }
 
 // eventually polls cond for up to 3 s.

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/auth/authtest"
 	"github.com/ahp-go/ahp/client"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/server"
@@ -186,25 +187,7 @@ func RoundTrip(t testing.TB, c *client.Client) {
 // reason in reg.
 func Refusals(t testing.TB, reg *prometheus.Registry, transport, reason string) float64 {
 	t.Helper()
-	fams, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range fams {
-		if f.GetName() != "ahp_auth_refusals_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["transport"] == transport && labels["reason"] == reason {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return authtest.Refusals(t, reg, transport, reason)
 }
 
 // Eventually waits up to d for cond.
