@@ -1,7 +1,3 @@
-// Package harness turns the protocol server into the ahp product: it
-// decides events with policies, records them, and answers the typed harness
-// points. This file holds the built-in baseline that decides when no policy
-// engine is configured.
 package harness
 
 import (
@@ -48,10 +44,14 @@ func MatchDestructive(command string) string {
 	return ""
 }
 
-// Baseline is the handler `ahp serve` uses when no policy is configured:
-// it blocks pre_action events whose arguments.command is a destructive
-// shell command and allows everything else; typed events get the
+// Baseline is a fixed handler with no policy engine and no audit log, for
+// measuring the protocol layer (`ahp serve --protocol-only`, the transport
+// benchmarks) and for embedding where a full harness is too much: it
+// blocks pre_action events whose arguments.command is a destructive shell
+// command and allows everything else; typed events get the
 // server.BaseHandler defaults; notifications are logged at debug level.
+// The harness itself decides with the policy engine, whose
+// destructive_shell pack covers these commands and more.
 type Baseline struct {
 	server.BaseHandler
 	Log *slog.Logger

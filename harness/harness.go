@@ -1,3 +1,7 @@
+// Package harness turns the protocol server into the ahp product: it
+// decides events with policies, waits for humans where a rule says so,
+// records every event and decision durably, and answers the typed harness
+// points.
 package harness
 
 import (
