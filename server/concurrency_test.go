@@ -272,3 +272,36 @@ func TestBufferedStreamDoesNotHoldAnswers(t *testing.T) {
 		t.Fatalf("fast answer: %s %v", msg, err)
 	}
 }
+
+// On a half-close connection (stdio) the end of input does not cancel the
+// requests still being answered; elsewhere it does.
+func TestHalfCloseKeepsAnswering(t *testing.T) {
+	for _, half := range []bool{true, false} {
+		h := &waitHandler{}
+		out := &lockedBuffer{}
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ahp/event","params":` + event("pre_action", 0, `{}`) + "}\n")
+		conn := transport.NewStreamConn(in, out, nil, 0, transport.Info{Transport: "test", HalfClose: half})
+		if err := New(h, Options{}).ServeConn(context.Background(), conn); err != nil {
+			t.Fatal(err)
+		}
+		got := out.String()
+		if half && !strings.Contains(got, `"decision":"allow"`) {
+			t.Errorf("half-close: %s", got)
+		}
+		if !half && strings.Contains(got, `"decision":"allow"`) {
+			t.Errorf("full close still answered as if the agent were there: %s", got)
+		}
+	}
+}
+
+// waitHandler allows after a short while, unless its context ends first.
+type waitHandler struct{ BaseHandler }
+
+func (waitHandler) HandleEvent(ctx context.Context, _ *protocol.Event) (protocol.Decision, error) {
+	select {
+	case <-time.After(100 * time.Millisecond):
+		return protocol.Allow(), nil
+	case <-ctx.Done():
+		return protocol.Block("cancelled"), nil
+	}
+}

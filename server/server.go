@@ -142,11 +142,10 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 	cs := &connServer{
 		s: s, c: c, ctx: ctx, cancel: cancel, max: s.opts.MaxInFlight,
 		turn: make(chan struct{}), done: make(chan struct{}),
-		// On stdio the agent may close its end after the last request and
-		// still read the answers; on every other transport a read that
-		// ends means the agent is gone, so handlers still running (say,
-		// waiting for a human) are cancelled.
-		halfClose: c.Info().Transport == "stdio",
+		// Unless the agent may still read after closing its end (stdio),
+		// a read that ends means it is gone, and handlers still running
+		// (say, waiting for a human) are cancelled.
+		halfClose: c.Info().HalfClose,
 	}
 	cs.bw, _ = c.(bufferedWriter)
 	cs.started = 1

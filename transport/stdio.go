@@ -14,7 +14,7 @@ import (
 // from stdin and written to stdout, one per line. Closing it closes neither
 // file, so that the process can still log on stderr.
 func Stdio(stdin io.Reader, stdout io.Writer, maxMessage int) Conn {
-	return NewStreamConn(stdin, stdout, nil, maxMessage, Info{Transport: "stdio"})
+	return NewStreamConn(stdin, stdout, nil, maxMessage, Info{Transport: "stdio", HalfClose: true})
 }
 
 // CommandConn is the client side of the stdio transport: it runs a harness

@@ -49,6 +49,11 @@ type Info struct {
 	Transport string     // "stdio", "unix", "memory", "http", "ws", "grpc"
 	Remote    string     // peer address when known
 	Principal *Principal // authenticated peer, nil when none
+	// HalfClose says the peer may stop sending and still read: the end of
+	// its input does not mean it is gone (stdio, where an agent may close
+	// stdin after its last request). On other connections the end of
+	// input means the peer left.
+	HalfClose bool
 }
 
 // Principal is an authenticated identity with roles.
