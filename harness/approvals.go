@@ -86,7 +86,8 @@ func (h *Harness) awaitApproval(ctx context.Context, ev *protocol.Event, peer tr
 // confirmation events.
 func (h *Harness) waitForHuman(ctx context.Context, ev *protocol.Event, peer transport.Info, ruleID, reason, role string, timeout time.Duration, fallback protocol.DecisionKind) (protocol.Decision, string) {
 	evJSON, _ := json.Marshal(ev)
-	a := &store.Approval{SessionID: ev.SessionID, AgentID: ev.AgentID, Event: evJSON, RuleID: ruleID, Reason: reason}
+	a := &store.Approval{SessionID: ev.SessionID, AgentID: ev.AgentID, RequestedBy: principalID(peer),
+		Event: evJSON, RuleID: ruleID, Reason: reason}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	err := h.opts.Store.Approvals().Create(sctx, a)
 	cancel()
@@ -169,7 +170,8 @@ func orText(s, def string) string {
 }
 
 // Decide answers an approval for principal p. Only principals with the
-// approver (or admin) role may answer, never the agent that asked, and
+// approver (or admin) role may answer, never the principal whose event
+// raised it (the waiting request's, or the one stored with the approval), and
 // each approval is answered once. The waiting agent, if any, gets the
 // answer at once.
 func (h *Harness) Decide(ctx context.Context, id string, approve bool, p *transport.Principal, reason string) (store.Approval, error) {
@@ -188,6 +190,13 @@ func (h *Harness) Decide(ctx context.Context, id string, approve bool, p *transp
 		}
 	}
 	if w != nil && w.agent != "" && w.agent == p.ID {
+		return store.Approval{}, ErrSelfApproval
+	}
+	// The waiter is gone after a restart or a timeout; the stored record
+	// still names who raised the approval.
+	if cur, err := h.opts.Store.Approvals().Get(ctx, id); err != nil {
+		return store.Approval{}, err
+	} else if cur.RequestedBy != "" && cur.RequestedBy == p.ID {
 		return store.Approval{}, ErrSelfApproval
 	}
 	status := store.ApprovalDenied

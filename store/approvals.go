@@ -32,10 +32,13 @@ func (s ApprovalStatus) Valid() bool {
 
 // Approval is a request for a human decision on one event.
 type Approval struct {
-	ID             string // assigned by Create when empty
-	Created        time.Time
-	SessionID      string
-	AgentID        string
+	ID        string // assigned by Create when empty
+	Created   time.Time
+	SessionID string
+	AgentID   string
+	// RequestedBy is the principal whose event raised the approval ("" when
+	// the connection had none). That principal may never answer it.
+	RequestedBy    string
 	Event          json.RawMessage // the event awaiting approval (JSON)
 	RuleID         string          // the rule that asked for approval
 	Reason         string          // why approval is needed
@@ -99,7 +102,7 @@ func (a *Approval) Validate() error {
 	}
 	for _, f := range [...]struct{ name, v string }{
 		{"id", a.ID}, {"session_id", a.SessionID}, {"agent_id", a.AgentID},
-		{"rule_id", a.RuleID}, {"reason", a.Reason},
+		{"requested_by", a.RequestedBy}, {"rule_id", a.RuleID}, {"reason", a.Reason},
 	} {
 		if len(f.v) > MaxApprovalFieldBytes {
 			return fmt.Errorf("%w: approval: %s is %d bytes, limit %d", ErrInvalid, f.name, len(f.v), MaxApprovalFieldBytes)

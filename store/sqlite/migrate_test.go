@@ -130,7 +130,8 @@ func TestFTSMatch(t *testing.T) {
 }
 
 // TestUpgradeFromVersion1 rebuilds a database as version 1 left it (with
-// the audit_rule index) and checks that opening it applies 0002.
+// the audit_rule index, without approvals.requested_by) and checks that
+// opening it applies the later migrations.
 func TestUpgradeFromVersion1(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -144,7 +145,10 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := raw.ExecContext(ctx, `DELETE FROM schema_version WHERE version > 1;
-		CREATE INDEX audit_rule ON audit (rule_id, id);`); err != nil {
+		CREATE INDEX audit_rule ON audit (rule_id, id);
+		ALTER TABLE approvals DROP COLUMN requested_by;
+		INSERT INTO approvals (id, created_ns, session_id, agent_id, rule_id, reason, status)
+			VALUES ('old', 1, 's', 'a', 'r', 'why', 'pending');`); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
@@ -159,5 +163,9 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 	if v, err := schemaVersion(ctx, db.r); err != nil || v != SchemaVersion {
 		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	// 0003: approvals of before know no requester.
+	if a, err := db.Approvals().Get(ctx, "old"); err != nil || a.RequestedBy != "" || a.Reason != "why" {
+		t.Errorf("approval from version 1 after upgrade: %+v, %v", a, err)
 	}
 }
