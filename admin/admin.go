@@ -2,7 +2,8 @@
 // readiness probes, Prometheus metrics, the human approval queue and policy
 // reloads. Approvals and reloads require credentials with the approver or
 // admin role; probes and metrics are open (the API listens on loopback by
-// default).
+// default). An approval is never answered with the credentials of the
+// principal whose event raised it.
 package admin
 
 import (
@@ -127,6 +128,7 @@ type ApprovalJSON struct {
 	Created        time.Time       `json:"created"`
 	SessionID      string          `json:"session_id"`
 	AgentID        string          `json:"agent_id"`
+	RequestedBy    string          `json:"requested_by,omitempty"`
 	RuleID         string          `json:"rule_id"`
 	Reason         string          `json:"reason"`
 	Status         string          `json:"status"`
@@ -139,7 +141,7 @@ type ApprovalJSON struct {
 // FromApproval converts a stored approval.
 func FromApproval(a store.Approval) ApprovalJSON {
 	out := ApprovalJSON{ID: a.ID, Created: a.Created, SessionID: a.SessionID, AgentID: a.AgentID,
-		RuleID: a.RuleID, Reason: a.Reason, Status: string(a.Status), DecidedBy: a.DecidedBy,
+		RequestedBy: a.RequestedBy, RuleID: a.RuleID, Reason: a.Reason, Status: string(a.Status), DecidedBy: a.DecidedBy,
 		DecisionReason: a.DecisionReason, Event: a.Event}
 	if !a.DecidedAt.IsZero() {
 		t := a.DecidedAt
@@ -192,7 +194,18 @@ func (a *api) decide(approve bool) func(http.ResponseWriter, *http.Request, *tra
 			writeError(w, http.StatusBadRequest, "body must be JSON like {\"reason\": \"...\"}")
 			return
 		}
-		ap, err := a.o.Decider.Decide(r.Context(), r.PathValue("id"), approve, p, body.Reason)
+		// The decider refuses self-approval too; checking the stored
+		// requester here keeps the refusal whatever decider is plugged in.
+		cur, err := a.o.Store.Approvals().Get(r.Context(), r.PathValue("id"))
+		if err == nil && cur.RequestedBy != "" && cur.RequestedBy == p.ID {
+			a.o.Logger.Warn("self-approval refused", "approval_id", cur.ID, "principal", p.ID)
+			writeError(w, http.StatusForbidden, fmt.Sprintf("principal %s raised approval %s and cannot answer it", p.ID, cur.ID))
+			return
+		}
+		var ap store.Approval
+		if err == nil {
+			ap, err = a.o.Decider.Decide(r.Context(), r.PathValue("id"), approve, p, body.Reason)
+		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			writeError(w, http.StatusNotFound, "no approval "+r.PathValue("id"))
@@ -224,9 +237,17 @@ func (a *api) reload(w http.ResponseWriter, _ *http.Request, p *transport.Princi
 // TokenFile is the name of the local admin token inside the data directory.
 const TokenFile = "admin.token"
 
+// SessionEnv is the environment variable in which hook adapters pass the
+// identity of the supervised session to the tool calls they supervise,
+// where the agent lets them. `ahp approvals approve|deny` refuses to run
+// when it is set: an agent must not answer approvals.
+const SessionEnv = "AHP_SESSION_ID"
+
 // LocalToken returns the local admin token kept in dataDir, creating it
 // (32 random bytes, hex, mode 0600) when absent. Whoever can read the data
-// directory can administer the harness.
+// directory can administer the harness. The token is for humans at the
+// harness's machine: never hand it to an agent, and run agents as a user
+// that cannot read the data directory (docs/security.md).
 func LocalToken(dataDir string) (string, error) {
 	path := filepath.Join(dataDir, TokenFile)
 	if b, err := os.ReadFile(path); err == nil {
@@ -250,7 +271,7 @@ func LocalToken(dataDir string) (string, error) {
 }
 
 // TokenAuthenticator accepts the local admin token as the principal
-// "local-admin" with roles admin and approver, comparing in constant time;
+// "local-admin" (a human operator) with roles admin and approver, comparing in constant time;
 // anything else goes to next (which may be nil).
 func TokenAuthenticator(token string, next auth.Authenticator) auth.Authenticator {
 	want := sha256.Sum256([]byte(token))

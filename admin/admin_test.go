@@ -60,6 +60,9 @@ func setup(t *testing.T) (*httptest.Server, *sqlite.DB, string, *recordingDecide
 			return &transport.Principal{ID: "agent-1", Roles: []string{"agent"}}, nil
 		case "observer-key":
 			return &transport.Principal{ID: "watcher", Roles: []string{"observer"}}, nil
+		case "bot-key":
+			// A principal that sends events and also holds the approver role.
+			return &transport.Principal{ID: "release-bot", Roles: []string{"approver"}}, nil
 		}
 		return nil, auth.ErrUnauthenticated
 	})
@@ -159,5 +162,44 @@ func TestProbes(t *testing.T) {
 	// Without an authenticator nobody may answer approvals.
 	if code, _ := do(t, "GET", bad.URL+"/v1/approvals", "anything", ""); code != http.StatusUnauthorized {
 		t.Fatalf("no authenticator: %d", code)
+	}
+}
+
+// An approval answered with the credentials of the principal whose event
+// raised it is refused, before any decider sees it, and stays pending for
+// a human.
+func TestSelfApprovalRefused(t *testing.T) {
+	srv, db, tok, dec := setup(t)
+	ctx := context.Background()
+	a := &store.Approval{SessionID: "s", AgentID: "a", RequestedBy: "release-bot", RuleID: "r", Reason: "publish"}
+	if err := db.Approvals().Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"approve", "deny"} {
+		code, body := do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/"+verb, "bot-key", `{"reason":"looks fine to me"}`)
+		if code != http.StatusForbidden || !strings.Contains(body, "cannot answer") {
+			t.Fatalf("%s by the requester: %d %s", verb, code, body)
+		}
+	}
+	if len(dec.who) != 0 {
+		t.Fatalf("self-approval reached the decider: %v", dec.who)
+	}
+	if got, _ := db.Approvals().Get(ctx, a.ID); got.Status != store.ApprovalPending {
+		t.Fatalf("refused answer changed the approval: %+v", got)
+	}
+	// The listing shows who asked; a human answers.
+	if code, body := do(t, "GET", srv.URL+"/v1/approvals/"+a.ID, tok, ""); code != 200 || !strings.Contains(body, `"requested_by":"release-bot"`) {
+		t.Fatalf("get: %d %s", code, body)
+	}
+	if code, body := do(t, "POST", srv.URL+"/v1/approvals/"+a.ID+"/approve", tok, `{}`); code != 200 {
+		t.Fatalf("human approving: %d %s", code, body)
+	}
+	// The same principal may answer approvals others raised.
+	b := &store.Approval{SessionID: "s", AgentID: "a", RequestedBy: "agent-1", RuleID: "r", Reason: "publish"}
+	if err := db.Approvals().Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := do(t, "POST", srv.URL+"/v1/approvals/"+b.ID+"/approve", "bot-key", `{}`); code != 200 {
+		t.Fatalf("approver answering another's approval: %d %s", code, body)
 	}
 }

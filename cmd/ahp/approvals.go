@@ -110,7 +110,11 @@ denies it here, or until the rule's timeout applies its fallback.
 These commands talk to the harness's admin API (default
 http://127.0.0.1:7700) with an approver or admin token: $AHP_ADMIN_TOKEN,
 --token, or, on the harness's machine, the local token the harness wrote
-to <data-dir>/admin.token. Agent credentials can never answer an approval.`,
+to <data-dir>/admin.token. That token is for humans: an agent must never
+hold it. Agent credentials, and the credentials of the principal whose
+event raised an approval, never answer it, and approve/deny refuse to run
+inside a supervised agent's session ($` + admin.SessionEnv + ` set by ahp's
+hooks, or CLAUDECODE / GEMINI_CLI set by the agents' shell tools).`,
 	}
 	addAdminClientFlags(cmd, o)
 	var status string
@@ -171,6 +175,9 @@ func decideCmd(o *adminClientOptions, approve bool) *cobra.Command {
 		Short: strings.ToUpper(verb[:1]) + verb[1:] + " a pending approval; the waiting agent gets the answer at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if env := supervisedSession(os.Getenv); env != "" {
+				return fmt.Errorf("refusing to %s: this shell is inside a supervised agent session ($%s is set); approvals are answered by a human, from a terminal of their own", verb, env)
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			var a admin.ApprovalJSON
@@ -183,6 +190,23 @@ func decideCmd(o *adminClientOptions, approve bool) *cobra.Command {
 	}
 	c.Flags().StringVar(&reason, "reason", "", "why (recorded and sent to the agent)")
 	return c
+}
+
+// sessionMarkers are environment variables that say a command runs inside
+// a supervised agent's session: the one ahp's hooks set, and the ones the
+// agents set in the environment of their shell tools (Claude Code sets
+// CLAUDECODE=1, Gemini CLI sets GEMINI_CLI=1).
+var sessionMarkers = []string{admin.SessionEnv, "CLAUDECODE", "GEMINI_CLI"}
+
+// supervisedSession returns the first session marker set in the
+// environment, "" when none is.
+func supervisedSession(getenv func(string) string) string {
+	for _, k := range sessionMarkers {
+		if getenv(k) != "" {
+			return k
+		}
+	}
+	return ""
 }
 
 func oneLine(s string, n int) string {
