@@ -75,10 +75,10 @@ func (h *Harness) HandleIntentDetection(ctx context.Context, ev *protocol.Event,
 	if ok, reason := c.blocked(); ok {
 		d = protocol.IntentDetectionDecision{Decision: "block", Reason: reason}
 	} else {
-		r := intent.Classify(p.Prompt)
+		r := intent.Detect(p.Prompt, p.LanguageHint)
 		d = protocol.IntentDetectionDecision{Decision: "allow", DetectedIntent: r.Intent, Confidence: r.Confidence}
-		if r.Trigger != "" {
-			d.TargetHints = &protocol.TargetHints{TargetType: r.Intent, TargetName: r.Trigger}
+		if r.Target.Name != "" {
+			d.TargetHints = &protocol.TargetHints{TargetType: r.Target.Type, TargetName: r.Target.Name}
 		}
 	}
 	return d, c.done(ctx, d, d.Decision)
