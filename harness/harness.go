@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/runs"
@@ -238,15 +239,21 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 func (h *Harness) EventRejected(ctx context.Context, raw []byte, reason string) {
 	peer := peerOf(ctx)
 	var ev protocol.Event
-	_ = json.Unmarshal(raw, &struct {
-		Params *protocol.Event `json:"params"`
-	}{&ev})
+	// Only a message that reads one way (I-JSON) lends its identifiers to
+	// the record or is kept in it; one with duplicated members or invalid
+	// UTF-8 is recorded by its reason alone.
+	oneReading := jsonscan.Check(raw) == nil
+	if oneReading {
+		_ = json.Unmarshal(raw, &struct {
+			Params *protocol.Event `json:"params"`
+		}{&ev})
+	}
 	rec := &store.AuditRecord{
 		Time: h.now(), SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
 		Outcome: "rejected", PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer),
 		Transport: peer.Transport, Error: reason,
 	}
-	if json.Valid(raw) && len(raw) <= store.MaxAuditJSONBytes {
+	if oneReading && len(raw) <= store.MaxAuditJSONBytes {
 		rec.Event = raw
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {

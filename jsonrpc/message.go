@@ -81,6 +81,9 @@ type DecodeError struct {
 	Code int
 	ID   json.RawMessage
 	Msg  string
+	// Notification is true when the refused message reads as a
+	// notification (a method and no id): it must get no answer.
+	Notification bool
 }
 
 func (e *DecodeError) Error() string { return e.Msg }
@@ -113,6 +116,10 @@ func Decode(b []byte) (Message, error) {
 		}
 		return nil
 	})
+	var prob *jsonscan.ProfileError
+	if errors.As(err, &prob) {
+		return m, profileError(&m, prob, hasMethod)
+	}
 	if err != nil {
 		if errors.Is(err, jsonscan.ErrSyntax) {
 			return m, &DecodeError{Code: CodeParseError, Msg: "Parse error"}
@@ -158,6 +165,33 @@ func Decode(b []byte) (Message, error) {
 		m.Params = nil
 	}
 	return m, nil
+}
+
+// profileError is the answer to a well-formed message that the I-JSON
+// profile refuses (a duplicated member name, invalid UTF-8, an unpaired
+// surrogate, a number beyond a double): such a message could be read in
+// more than one way, so it is refused as a whole. A problem inside params
+// is Invalid params (-32602) and keeps the id; one in the envelope itself
+// is a Parse error (-32700), with the id only when the id itself is not
+// in doubt.
+func profileError(m *Message, prob *jsonscan.ProfileError, hasMethod bool) *DecodeError {
+	idOK := m.ID != nil && len(prob.Path) > 0 && prob.Path[0] != "id"
+	switch jsonscan.Kind(m.ID) {
+	case '"', '0', 'n':
+	default:
+		idOK = false
+	}
+	de := &DecodeError{Code: CodeParseError, Msg: "Parse error: " + prob.Error() + " (a message must read one way: I-JSON, RFC 7493)"}
+	if len(prob.Path) > 1 && prob.Path[0] == "params" {
+		de.Code = CodeInvalidParams
+		de.Msg = "Invalid params: " + prob.Error() + " (a message must read one way: I-JSON, RFC 7493)"
+	}
+	if idOK {
+		de.ID = m.ID
+	}
+	de.Notification = hasMethod && m.ID == nil && (len(prob.Path) == 0 || prob.Path[0] != "id")
+	m.ID = nil
+	return de
 }
 
 // internMethod returns a shared copy of the method names AHP uses, so that

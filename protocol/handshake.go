@@ -7,17 +7,27 @@ import (
 )
 
 // HandshakeRequest is the params of ahp/handshake.
+//
+// The Rust 2.4 client sends every field; the 2.4 README's curl, wscat and
+// Python snippets send only protocol_version and agent_info (framework and
+// version). Decoding accepts both: session_id and agent_id may be absent
+// (they decode as ""), and a server fills them in (see Defaulted).
 type HandshakeRequest struct {
 	ProtocolVersion string    `json:"protocol_version"`
 	AgentInfo       AgentInfo `json:"agent_info"`
 	SessionID       string    `json:"session_id"`
 	AgentID         string    `json:"agent_id"`
+	// Defaulted names the fields the server filled in because the agent
+	// left them out ("session_id", "agent_id"); it is not on the wire.
+	Defaulted []string `json:"-"`
 }
 
-// UnmarshalJSON checks the required fields.
+// UnmarshalJSON checks the required fields: protocol_version and
+// agent_info. session_id and agent_id are optional, but must be strings
+// when present.
 func (r *HandshakeRequest) UnmarshalJSON(b []byte) error {
 	type plain HandshakeRequest
-	return strictDecode(b, "handshake", []string{"protocol_version", "agent_info", "session_id", "agent_id"}, (*plain)(r))
+	return strictDecode(b, "handshake", []string{"protocol_version", "agent_info"}, (*plain)(r))
 }
 
 // AgentInfo describes the agent framework. Capabilities may be absent on

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -38,5 +39,29 @@ func TestServerDefaults(t *testing.T) {
 	want := []string{"pre_action", "post_action", "pre_prompt", "query", "batch", "run_lifecycle", "task_list", "verification"}
 	if !slices.Equal(DefaultCapabilities, want) {
 		t.Errorf("capabilities %v, spec says %v", DefaultCapabilities, want)
+	}
+}
+
+// The 2.4 README's curl, wscat and Python snippets send only the version
+// and agent_info: that decodes, with empty ids for the server to fill in.
+// Types stay strict.
+func TestHandshakeRequestFromReferenceSnippets(t *testing.T) {
+	var r HandshakeRequest
+	if err := json.Unmarshal([]byte(`{"protocol_version":"2.0","agent_info":{"framework":"a3s-code","version":"1.0.0"}}`), &r); err != nil {
+		t.Fatalf("reference snippet refused: %v", err)
+	}
+	if r.ProtocolVersion != "2.0" || r.AgentInfo.Framework != "a3s-code" || r.SessionID != "" || r.AgentID != "" || r.AgentInfo.Capabilities != nil {
+		t.Fatalf("decoded %+v", r)
+	}
+	for _, bad := range []string{
+		`{"agent_info":{"framework":"a","version":"1"}}`,
+		`{"protocol_version":"2.4"}`,
+		`{"protocol_version":"2.4","agent_info":{"framework":"a","version":"1"},"session_id":7}`,
+		`{"protocol_version":"2.4","agent_info":{"framework":"a","version":"1"},"agent_id":["x"]}`,
+		`{"protocol_version":2.4,"agent_info":{"framework":"a","version":"1"}}`,
+	} {
+		if err := json.Unmarshal([]byte(bad), &r); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }

@@ -21,7 +21,7 @@ var requiredFields = []struct {
 	{"Fact", "Fact/plain", []string{"content", "source", "confidence"}, nil},
 	{"MemorySummary", "MemorySummary/plain", []string{"memory_type", "total_items", "recent_topics"}, nil},
 	{"SessionStats", "SessionStats/plain", []string{"total_actions", "total_tokens", "duration_ms", "error_count"}, nil},
-	{"HandshakeRequest", "HandshakeRequest/with_capabilities", []string{"protocol_version", "agent_info", "session_id", "agent_id"}, nil},
+	{"HandshakeRequest", "HandshakeRequest/with_capabilities", []string{"protocol_version", "agent_info"}, nil},
 	{"AgentInfo", "AgentInfo/plain", []string{"framework", "version"}, nil},
 	{"HandshakeResponse", "HandshakeResponse/full", []string{"protocol_version", "harness_info"}, nil},
 	{"HarnessInfo", "HarnessInfo/plain", []string{"name", "version"}, nil},

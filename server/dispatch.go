@@ -29,7 +29,7 @@ func putBuf(b []byte) {
 func (s *Server) HandleMessage(ctx context.Context, msg []byte) []byte {
 	m, derr := jsonrpc.Decode(msg)
 	if derr != nil {
-		return decodeErrorResponse(derr)
+		return s.refuse(ctx, msg, derr)
 	}
 	switch m.Kind {
 	case jsonrpc.KindNotification:
@@ -39,6 +39,21 @@ func (s *Server) HandleMessage(ctx context.Context, msg []byte) []byte {
 		return nil
 	}
 	return s.handleRequest(ctx, &m, nil)
+}
+
+// refuse answers a message jsonrpc.Decode refused, or returns nil when the
+// message reads as a notification (which gets no answer: it is logged,
+// counted and reported to the RejectionObserver instead).
+func (s *Server) refuse(ctx context.Context, msg []byte, err error) []byte {
+	var de *jsonrpc.DecodeError
+	if errors.As(err, &de) && de.Notification {
+		s.log.Warn("notification refused", "reason", de.Msg)
+		if s.rejObs != nil {
+			s.rejObs.EventRejected(ctx, msg, de.Msg)
+		}
+		return nil
+	}
+	return decodeErrorResponse(err)
 }
 
 func decodeErrorResponse(err error) []byte {
@@ -108,8 +123,10 @@ func (s *Server) handleHandshake(ctx context.Context, params json.RawMessage, bu
 		return buf, jsonrpc.Errorf(jsonrpc.CodeUnsupportedProtocol, "%s", err.Error())
 	}
 	if s.hsObs == nil {
+		// Nobody looks at the ids: no defaults to fill in.
 		return append(buf, s.hsBytes...), nil
 	}
+	s.handshakeDefaults(ctx, &req)
 	resp := s.hsResp
 	if err := s.hsObs.HandleHandshake(ctx, &req, &resp); err != nil {
 		var je *jsonrpc.Error
@@ -123,6 +140,34 @@ func (s *Server) handleHandshake(ctx context.Context, params json.RawMessage, bu
 		return buf, handlerError(err)
 	}
 	return append(buf, b...), nil
+}
+
+// handshakeDefaults fills in the ids a handshake left out, from the
+// connection: session_id becomes "<transport>-<n>" (n counts such
+// handshakes on this Server, from 1), and agent_id the authenticated
+// principal's id, else the agent framework's name, else "agent". The
+// fields filled in are listed in req.Defaulted.
+func (s *Server) handshakeDefaults(ctx context.Context, req *protocol.HandshakeRequest) {
+	peer := PeerFromContext(ctx)
+	if req.SessionID == "" {
+		tr := peer.Transport
+		if tr == "" {
+			tr = "conn"
+		}
+		req.SessionID = fmt.Sprintf("%s-%d", tr, s.hsSeq.Add(1))
+		req.Defaulted = append(req.Defaulted, "session_id")
+	}
+	if req.AgentID == "" {
+		switch {
+		case peer.Principal != nil && peer.Principal.ID != "":
+			req.AgentID = peer.Principal.ID
+		case req.AgentInfo.Framework != "":
+			req.AgentID = req.AgentInfo.Framework
+		default:
+			req.AgentID = "agent"
+		}
+		req.Defaulted = append(req.Defaulted, "agent_id")
+	}
 }
 
 func (s *Server) handleQuery(ctx context.Context, params json.RawMessage, buf []byte) ([]byte, *jsonrpc.Error) {

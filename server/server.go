@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ahp-go/ahp/jsonrpc"
@@ -45,6 +46,7 @@ type Server struct {
 	hsBytes []byte
 	rejObs  RejectionObserver
 	hsObs   HandshakeHandler
+	hsSeq   atomic.Uint64 // numbers the session ids given to handshakes without one
 }
 
 // New returns a Server for h.
@@ -189,7 +191,9 @@ func (cs *connServer) readRequest() (jsonrpc.Message, bool) {
 		}
 		m, derr := jsonrpc.Decode(msg)
 		if derr != nil {
-			_ = c.WriteMessage(ctx, decodeErrorResponse(derr))
+			if resp := s.refuse(ctx, msg, derr); resp != nil {
+				_ = c.WriteMessage(ctx, resp)
+			}
 			continue
 		}
 		switch m.Kind {

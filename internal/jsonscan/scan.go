@@ -57,9 +57,20 @@ func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 		}
 		return ErrNotObject
 	}
+	var st *scanner
+	var top objectKeys
+	if validate {
+		var backing [32]keyRef
+		st = &scanner{keys: backing[:0]}
+	}
 	done := func(end int) error {
 		if validate {
-			return trailing(b, end)
+			if err := trailing(b, end); err != nil {
+				return err
+			}
+			if st.prob != nil {
+				return st.prob
+			}
 		}
 		return nil
 	}
@@ -71,12 +82,18 @@ func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 		if i >= len(b) || b[i] != '"' {
 			return ErrSyntax
 		}
-		end := skipString(b, i)
+		end, flags := skipString(b, i)
 		if end < 0 {
 			return ErrSyntax
 		}
 		key := b[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		if validate {
+			st.checkString(b, i, end, flags)
+			if st.add(&top, keyRef{raw: key, escaped: flags&strEscapes != 0}) {
+				st.fail("duplicate member name", decodedKey(key, flags))
+			}
+		}
+		if flags&strEscapes != 0 {
 			k, ok := unquoteJSON(b[i:end])
 			if !ok {
 				return ErrSyntax
@@ -90,7 +107,11 @@ func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 		i = skipSpace(b, i+1)
 		var vend int
 		if validate {
-			vend = skipValue(b, i, 1)
+			had := st.prob != nil
+			vend = st.skipValue(b, i, 1)
+			if !had && st.prob != nil {
+				st.prob.prepend(reportedKey(key))
+			}
 		} else {
 			vend = skipValid(b, i)
 		}
@@ -114,6 +135,15 @@ func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 	}
 }
 
+// decodedKey returns the raw member name, unescaped when it has escapes
+// (for error messages only).
+func decodedKey(raw []byte, flags uint8) []byte {
+	if flags&strEscapes == 0 {
+		return raw
+	}
+	return []byte(keyName(keyRef{raw: raw, escaped: true}))
+}
+
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
@@ -135,17 +165,43 @@ const MaxNesting = 512
 // refusing nesting deeper than MaxNesting.
 func Valid(b []byte) bool {
 	i := skipSpace(b, 0)
-	end := skipValue(b, i, 0)
+	end := (*scanner)(nil).skipValue(b, i, 0)
 	return end >= 0 && skipSpace(b, end) == len(b)
 }
 
+// Check reports whether b is one well-formed JSON value that the I-JSON
+// profile accepts: it returns ErrSyntax for malformed input (or nesting
+// deeper than MaxNesting), a *ProfileError for a duplicated member name,
+// invalid UTF-8 or an unpaired surrogate escape, and nil otherwise.
+func Check(b []byte) error {
+	var backing [32]keyRef
+	st := &scanner{keys: backing[:0]}
+	i := skipSpace(b, 0)
+	end := st.skipValue(b, i, 0)
+	if end < 0 || skipSpace(b, end) != len(b) {
+		return ErrSyntax
+	}
+	if st.prob != nil {
+		return st.prob
+	}
+	return nil
+}
+
+// String flags reported by skipString.
+const (
+	strEscapes = 1 << iota // the string holds a backslash escape
+	strHigh                // the string holds a byte at or above 0x80
+)
+
 // skipString returns the index just past the string starting at b[i], or
-// -1 when the string is malformed.
-func skipString(b []byte, i int) int {
+// -1 when the string is malformed, and flags saying whether it holds
+// escapes or non-ASCII bytes (which the profile checks look at).
+func skipString(b []byte, i int) (int, uint8) {
+	var flags uint8
 	for j := i + 1; j < len(b); j++ {
 		// Skip eight ordinary bytes at a time: none is a quote, a
-		// backslash or a control character (a word test, exact when it
-		// says no).
+		// backslash, a control character or a non-ASCII byte (a word
+		// test, exact when it says no).
 		for j+8 <= len(b) && !wordSpecial(binary.LittleEndian.Uint64(b[j:])) {
 			j += 8
 		}
@@ -155,27 +211,30 @@ func skipString(b []byte, i int) int {
 		c := b[j]
 		switch {
 		case c == '"':
-			return j + 1
+			return j + 1, flags
 		case c < 0x20:
-			return -1
+			return -1, flags
+		case c >= 0x80:
+			flags |= strHigh
 		case c == '\\':
+			flags |= strEscapes
 			j++
 			if j >= len(b) {
-				return -1
+				return -1, flags
 			}
 			switch b[j] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if j+4 >= len(b) || !isHex(b[j+1]) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) {
-					return -1
+					return -1, flags
 				}
 				j += 4
 			default:
-				return -1
+				return -1, flags
 			}
 		}
 	}
-	return -1
+	return -1, flags
 }
 
 const (
@@ -183,14 +242,14 @@ const (
 	highs = 0x8080808080808080
 )
 
-// wordSpecial reports whether any of the eight bytes in x is '"', '\\' or
-// below 0x20. It never misses one; it may report true when one byte
+// wordSpecial reports whether any of the eight bytes in x is '"', '\\',
+// below 0x20 or at or above 0x80. It never misses one; it may report true when one byte
 // matches and another next to it does not, which only sends the caller to
 // the byte-by-byte path.
 func wordSpecial(x uint64) bool {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+	return (x|(x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 func isHex(c byte) bool {
@@ -246,14 +305,20 @@ func skipLiteral(b []byte, i int, lit string) int {
 }
 
 // skipValue returns the index just past the well-formed value starting at
-// b[i], or -1 when it is malformed or nests deeper than MaxNesting.
-func skipValue(b []byte, i, depth int) int {
+// b[i], or -1 when it is malformed or nests deeper than MaxNesting. With a
+// non-nil scanner it also applies the I-JSON profile checks, recording the
+// first violation in s.prob (a nil scanner checks syntax only).
+func (s *scanner) skipValue(b []byte, i, depth int) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch c := b[i]; c {
 	case '"':
-		return skipString(b, i)
+		end, flags := skipString(b, i)
+		if end >= 0 && s != nil && flags != 0 {
+			s.checkString(b, i, end, flags)
+		}
+		return end
 	case '{', '[':
 		if depth >= MaxNesting {
 			return -1
@@ -266,21 +331,47 @@ func skipValue(b []byte, i, depth int) int {
 		if i < len(b) && b[i] == close {
 			return i + 1
 		}
-		for {
+		var obj objectKeys
+		if s != nil {
+			obj.base = len(s.keys)
+			defer func() { s.keys = s.keys[:obj.base] }()
+		}
+		var key []byte
+		var keyFlags uint8
+		for n := 0; ; n++ {
 			if c == '{' {
 				if i >= len(b) || b[i] != '"' {
 					return -1
 				}
-				if i = skipString(b, i); i < 0 {
+				end, flags := skipString(b, i)
+				if end < 0 {
 					return -1
 				}
-				i = skipSpace(b, i)
+				if s != nil {
+					key, keyFlags = b[i+1:end-1], flags
+					if flags != 0 {
+						s.checkString(b, i, end, flags)
+					}
+					if s.add(&obj, keyRef{raw: key, escaped: flags&strEscapes != 0}) {
+						s.fail("duplicate member name", decodedKey(key, flags))
+					}
+				}
+				i = skipSpace(b, end)
 				if i >= len(b) || b[i] != ':' {
 					return -1
 				}
 				i = skipSpace(b, i+1)
 			}
-			if i = skipValue(b, i, depth+1); i < 0 {
+			had := s == nil || s.prob != nil
+			i = s.skipValue(b, i, depth+1)
+			if !had && s.prob != nil {
+				if c == '{' {
+					s.prob.prepend(reportedKey(decodedKey(key, keyFlags)))
+				} else {
+					s.prob.prepend(indexStep(n))
+				}
+			}
+			if i < 0 {
 				return -1
 			}
 			i = skipSpace(b, i)
@@ -302,7 +393,11 @@ func skipValue(b []byte, i, depth int) int {
 	case 'n':
 		return skipLiteral(b, i, "null")
 	default:
-		return skipNumber(b, i)
+		end := skipNumber(b, i)
+		if s != nil && end > i && (end-i > 300 || bytes.IndexByte(b[i:end], 'e') >= 0 || bytes.IndexByte(b[i:end], 'E') >= 0) {
+			s.checkNumber(b[i:end])
+		}
+		return end
 	}
 }
 

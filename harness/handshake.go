@@ -1,0 +1,45 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/store"
+)
+
+// HandleHandshake records each handshake in the audit log, as an event of
+// type "handshake" whose payload is the request and whose metadata lists
+// the ids the server filled in because the agent left them out
+// ({"defaulted":["session_id","agent_id"]}), so that an audit reader can
+// tell an id the agent chose from one derived from its connection. The
+// response is the server's, unchanged.
+func (h *Harness) HandleHandshake(ctx context.Context, req *protocol.HandshakeRequest, _ *protocol.HandshakeResponse) error {
+	peer := peerOf(ctx)
+	now := h.now()
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	ev := protocol.Event{
+		EventType: protocol.EventHandshake, SessionID: req.SessionID, AgentID: req.AgentID,
+		Timestamp: now.UTC().Format(time.RFC3339Nano), Payload: payload,
+	}
+	if len(req.Defaulted) > 0 {
+		ev.Metadata, _ = json.Marshal(map[string][]string{"defaulted": req.Defaulted})
+	}
+	evJSON, err := json.Marshal(&ev)
+	if err != nil {
+		return err
+	}
+	rec := &store.AuditRecord{
+		Time: now, SessionID: req.SessionID, AgentID: req.AgentID, EventType: string(protocol.EventHandshake),
+		Event: evJSON, PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
+		DescriptorHash: h.descriptorHash(),
+	}
+	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
+		h.log.Error("audit append failed for a handshake", "error", err)
+	}
+	return nil
+}
