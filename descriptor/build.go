@@ -10,9 +10,10 @@ import (
 )
 
 // Keys each object of the descriptor may hold. Objects not listed here
-// (metadata, modelSettings, context field and reference entries) are open.
+// (the top level, metadata, modelSettings, context field and reference
+// entries) are open: aioc keeps unknown top-level keys, and so does the
+// hash.
 var (
-	topKeys      = []string{"descriptor_version", "metadata", "runtime", "context", "instruction_parts", "tools", "agent_defaults", "agents"}
 	runtimeKeys  = []string{"entry_agent", "max_turns"}
 	contextKeys  = []string{"fields", "references"}
 	toolKeys     = []string{"target"}
@@ -32,11 +33,6 @@ func build(tree map[string]any, scope *pathScope, source string) (*Descriptor, e
 		tools:   map[string]string{},
 		catalog: map[string]string{},
 		agents:  map[string]*Agent{},
-	}
-	for _, k := range sortedKeys(tree) {
-		if !slices.Contains(topKeys, k) {
-			ps.add("", "unknown top-level key %q", k)
-		}
 	}
 	if v, set := tree["descriptor_version"]; set && v != nil {
 		s, ok := v.(string)
@@ -96,6 +92,9 @@ func build(tree map[string]any, scope *pathScope, source string) (*Descriptor, e
 		d.defaults.model = optString(ad, "model", where("model"), ps)
 		d.defaults.settings = optObject(ad, "modelSettings", where("modelSettings"), ps)
 		d.defaults.instr = m.run(ad, where)
+		if d.defaults.instr != nil {
+			d.defaults.instr.label = "agent_defaults"
+		}
 	}
 	d.buildAgents(tree, m, ps)
 	d.check(ps)
@@ -143,12 +142,10 @@ func (d *Descriptor) buildContext(tree map[string]any, ps *problems) {
 	}
 	checkKeys(ctx, contextKeys, "context", ps)
 	if fields := optObject(ctx, "fields", "context.fields", ps); fields != nil {
+		// Field keys are taken as written: NewContext splits them at dots
+		// and skips empty segments, as aioc's createContext does.
 		for _, path := range sortedKeys(fields) {
 			where := fmt.Sprintf("context.fields %q", path)
-			if err := checkContextPath(path); err != nil {
-				ps.addErr(where, err)
-				continue
-			}
 			obj, ok := fields[path].(map[string]any)
 			if !ok {
 				ps.add(where, "must be an object with a type, not %s", kindOf(fields[path]))
@@ -161,6 +158,9 @@ func (d *Descriptor) buildContext(tree map[string]any, ps *problems) {
 			f := Field{Path: path, Type: typ}
 			if v, set := obj["default"]; set {
 				f.Default, f.HasDefault = v, true
+				if len(fieldSegments(path)) == 0 {
+					ps.add(where, "a field with a default needs a path with at least one segment")
+				}
 			}
 			f.Optional = optBool(obj, "optional", where+": optional", ps)
 			f.Mutable = optBool(obj, "mutable", where+": mutable", ps)
@@ -169,18 +169,20 @@ func (d *Descriptor) buildContext(tree map[string]any, ps *problems) {
 		}
 	}
 	if refs := optObject(ctx, "references", "context.references", ps); refs != nil {
-		for _, path := range sortedKeys(refs) {
-			where := fmt.Sprintf("context.references %q", path)
-			if err := checkContextPath(path); err != nil {
+		written := map[string]string{} // normalized path -> key as written
+		for _, key := range sortedKeys(refs) {
+			where := fmt.Sprintf("context.references %q", key)
+			if v, isBool := refs[key].(bool); isBool && !v {
+				continue // declared unreadable, whatever the path
+			}
+			path, err := normalizePath(key, "Context reference path")
+			if err != nil {
 				ps.addErr(where, err)
 				continue
 			}
 			var r Reference
-			switch v := refs[path].(type) {
+			switch v := refs[key].(type) {
 			case bool:
-				if !v {
-					continue // declared unreadable
-				}
 				r = Reference{Path: path}
 			case map[string]any:
 				r = Reference{
@@ -192,9 +194,15 @@ func (d *Descriptor) buildContext(tree map[string]any, ps *problems) {
 				ps.add(where, "must be true, false or an object, not %s", kindOf(v))
 				continue
 			}
+			if other, dup := written[path]; dup {
+				ps.add(where, "declares the same path %q as %q; keep one of them", path, other)
+				continue
+			}
+			written[path] = key
 			d.refs[path] = r
 			d.refList = append(d.refList, r)
 		}
+		slices.SortFunc(d.refList, func(a, b Reference) int { return strings.Compare(a.Path, b.Path) })
 	}
 }
 
@@ -230,7 +238,7 @@ func (d *Descriptor) buildAgents(tree map[string]any, m *materializer, ps *probl
 			model:              optString(obj, "model", where("model"), ps),
 			modelSettings:      optObject(obj, "modelSettings", where("modelSettings"), ps),
 			tools:              stringList(obj, "tools", where, ps),
-			handoffs:           stringList(obj, "handoffs", where, ps),
+			handoffs:           handoffList(obj, where, ps),
 		}
 		if a.name == "" {
 			a.name = id
@@ -243,6 +251,9 @@ func (d *Descriptor) buildAgents(tree map[string]any, m *materializer, ps *probl
 		}
 		a.instr = m.run(obj, where)
 		a.ownInstr = a.instr != nil
+		if a.ownInstr {
+			a.instr.label = fmt.Sprintf("Agent %q", id)
+		}
 		if a.instr == nil {
 			a.instr = d.defaults.instr
 		}
@@ -336,8 +347,11 @@ func stringList(obj map[string]any, key string, where func(string) string, ps *p
 
 // show renders a value for a message.
 func show(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case float64:
+		return jsNumberString(x)
 	}
 	b, err := MarshalCanonical(v)
 	if err != nil {

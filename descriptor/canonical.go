@@ -2,9 +2,11 @@ package descriptor
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -18,7 +20,8 @@ import (
 // hash is computed over (see the package documentation for the exact
 // rules). v may be any value encoding/json accepts; it is first reduced to
 // the JSON data model (objects, arrays, strings, numbers as float64,
-// booleans and null). NaN and infinities are refused.
+// booleans and null). NaN and infinities are written as null, as
+// JSON.stringify writes them.
 func MarshalCanonical(v any) ([]byte, error) {
 	n, err := normalizeValue(v)
 	if err != nil {
@@ -50,6 +53,10 @@ func writeCanonical(b *bytes.Buffer, v any) error {
 			b.WriteString("false")
 		}
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			b.WriteString("null") // JSON.stringify
+			break
+		}
 		s, err := formatNumber(x)
 		if err != nil {
 			return err
@@ -71,9 +78,11 @@ func writeCanonical(b *bytes.Buffer, v any) error {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
-			keys = append(keys, k)
+			if k != protoKey {
+				keys = append(keys, k)
+			}
 		}
-		slices.SortFunc(keys, compareUTF16)
+		slices.SortFunc(keys, compareKeys)
 		b.WriteByte('{')
 		for i, k := range keys {
 			if i > 0 {
@@ -135,6 +144,46 @@ func writeCanonicalString(b *bytes.Buffer, s string) {
 		i += size
 	}
 	b.WriteByte('"')
+}
+
+// protoKey is left out of canonical objects: aioc builds its canonical
+// object by assignment, and assigning "__proto__" on a JavaScript object
+// sets its prototype instead of adding a member, so JSON.stringify never
+// writes it.
+const protoKey = "__proto__"
+
+// compareKeys orders object members as JSON.stringify writes the members of
+// an object whose keys were inserted in code-unit order (aioc's canonical
+// form): array-index keys ("0" to "4294967294", without leading zeros)
+// first, in numeric order, then every other key in UTF-16 code-unit order.
+func compareKeys(a, b string) int {
+	ia, aIdx := arrayIndex(a)
+	ib, bIdx := arrayIndex(b)
+	switch {
+	case aIdx && bIdx:
+		return cmp.Compare(ia, ib)
+	case aIdx:
+		return -1
+	case bIdx:
+		return 1
+	}
+	return compareUTF16(a, b)
+}
+
+// arrayIndex reports whether k is an ECMAScript array index, the canonical
+// decimal form of an integer below 2^32-1, and returns its value.
+func arrayIndex(k string) (uint64, bool) {
+	if k == "" || len(k) > 10 || (k[0] == '0' && len(k) > 1) {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(k); i++ {
+		if !isDec(k[i]) {
+			return 0, false
+		}
+		v = v*10 + uint64(k[i]-'0')
+	}
+	return v, v < 1<<32-1
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 and
@@ -235,9 +284,6 @@ func normalizeValue(v any) (any, error) {
 	case nil, bool, string:
 		return x, nil
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("number %v is not finite", x)
-		}
 		return x, nil
 	case float32:
 		return normalizeValue(float64(x))
@@ -263,7 +309,8 @@ func normalizeValue(v any) (any, error) {
 		return float64(x), nil
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			// Out of range reads as an infinity or zero, as in JavaScript.
 			return nil, fmt.Errorf("number %s: %w", x, err)
 		}
 		return normalizeValue(f)

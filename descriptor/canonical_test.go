@@ -88,7 +88,9 @@ func TestMarshalCanonicalStrings(t *testing.T) {
 
 func TestMarshalCanonicalKeyOrder(t *testing.T) {
 	// The sorting example of RFC 8785 section 3.2.3: keys compare by UTF-16
-	// code units, so U+1F600 (D83D DE00) sorts before U+FB33.
+	// code units, so U+1F600 (D83D DE00) sorts before U+FB33. One change,
+	// from aioc: "1" is an array index, and JSON.stringify writes array-index
+	// keys of an object before all others.
 	in := map[string]any{
 		"\u20ac":     "Euro Sign",
 		"\r":         "Carriage Return",
@@ -98,7 +100,7 @@ func TestMarshalCanonicalKeyOrder(t *testing.T) {
 		"\u0080":     "Control",
 		"\u00f6":     "Latin Small Letter O With Diaeresis",
 	}
-	want := "{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u0080\":\"Control\",\"\u00f6\":\"Latin Small Letter O With Diaeresis\"," +
+	want := "{\"1\":\"One\",\"\\r\":\"Carriage Return\",\"\u0080\":\"Control\",\"\u00f6\":\"Latin Small Letter O With Diaeresis\"," +
 		"\"\u20ac\":\"Euro Sign\",\"\U0001f600\":\"Emoji: Grinning Face\",\"\ufb33\":\"Hebrew Letter Dalet With Dagesh\"}"
 	got, err := MarshalCanonical(in)
 	if err != nil || string(got) != want {
@@ -127,8 +129,9 @@ func TestMarshalCanonicalValues(t *testing.T) {
 	if err != nil || string(got) != want {
 		t.Fatalf("got  %s, %v\nwant %s", got, err, want)
 	}
-	if _, err := MarshalCanonical(map[string]any{"x": math.NaN()}); err == nil {
-		t.Error("NaN accepted")
+	// Non-finite numbers are written as null, as JSON.stringify does.
+	if got, err := MarshalCanonical(map[string]any{"x": math.NaN(), "y": math.Inf(-1)}); err != nil || string(got) != `{"x":null,"y":null}` {
+		t.Errorf("NaN and -Inf: %s, %v", got, err)
 	}
 	if _, err := MarshalCanonical(func() {}); err == nil {
 		t.Error("func accepted")

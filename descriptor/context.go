@@ -95,10 +95,26 @@ func builtinName(s string) string {
 	return ""
 }
 
-// setPath stores v at a dot path, creating (or replacing non-object)
-// intermediate objects.
+// fieldSegments splits a context field path at dots and drops empty
+// segments, as aioc's createContext does; segments are not trimmed.
+func fieldSegments(path string) []string {
+	var segs []string
+	for s := range strings.SplitSeq(path, ".") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	return segs
+}
+
+// setPath stores v at the segments of a field path, creating (or replacing
+// non-object) intermediate objects. A path without segments is ignored
+// (Load refuses such a field when it has a default).
 func setPath(ctx map[string]any, path string, v any) {
-	segs := strings.Split(path, ".")
+	segs := fieldSegments(path)
+	if len(segs) == 0 {
+		return
+	}
 	cur := ctx
 	for _, s := range segs[:len(segs)-1] {
 		next, ok := cur[s].(map[string]any)
@@ -125,8 +141,8 @@ func mergeInto(dst, src map[string]any) {
 	}
 }
 
-// lookup reads a dot path from a normalized context. A null value counts
-// as missing.
+// lookup reads a normalized dot path (see normalizePath) from a
+// normalized context. A null value counts as missing.
 func lookup(ctx map[string]any, path string) (any, bool) {
 	var cur any = ctx
 	for s := range strings.SplitSeq(path, ".") {
@@ -173,18 +189,13 @@ func (d *Descriptor) ResolveInstructions(agentID string, ctx map[string]any) (st
 	var out []string
 	for _, p := range a.instr.parts {
 		where := agentWhere(agentID, p.field)
-		if p.where != "" {
-			v, found := lookup(root, p.where)
-			if !found {
-				ps.add(where+".where", "context path %q is missing; a where gate needs a boolean", p.where)
+		if p.gate != "" {
+			open, err := gateHolds(root, p.gate)
+			if err != nil {
+				ps.addErr(where+".where", err)
 				continue
 			}
-			b, isBool := v.(bool)
-			if !isBool {
-				ps.add(where+".where", "context path %q holds %s; a where gate needs a boolean", p.where, kindOf(v))
-				continue
-			}
-			if !b {
+			if !open {
 				continue
 			}
 		}
@@ -194,6 +205,19 @@ func (d *Descriptor) ResolveInstructions(agentID string, ctx map[string]any) (st
 		return "", err
 	}
 	return strings.Join(out, partSeparator), nil
+}
+
+// gateHolds evaluates a where gate: the value at path must be a boolean.
+func gateHolds(ctx map[string]any, path string) (bool, error) {
+	v, found := lookup(ctx, path)
+	if !found {
+		return false, fmt.Errorf("context path %q is missing; a where gate needs a boolean", path)
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		return false, fmt.Errorf("context path %q holds %s; a where gate needs a boolean", path, kindOf(v))
+	}
+	return b, nil
 }
 
 // render substitutes the placeholders of t.

@@ -11,7 +11,7 @@ runtime: {entry_agent: a}
 context:
   references:
     "prompt.include": {type: boolean}
-    "prompt.loose": true
+    "prompt.loose": {type: boolean, optional: true}
 agents:
   a:
     instructions_sequence:
@@ -68,9 +68,10 @@ agents:
       - {text: z, where: {context: "prompt..bad"}}
     instructions_wrong: 1
 `), FormatYAML, "")
-	wantProblem(t, err, `agent "a": instructions_sequence[0].where.context`, `"prompt.undeclared" is not declared`)
-	wantProblem(t, err, `agent "a": instructions_sequence[1].where.context`, `declared with type "string"`)
-	wantProblem(t, err, `agent "a": instructions_sequence[2].where.context`, "empty segment")
+	wantProblem(t, err, `Agent "a" instruction where references undeclared context path "prompt.undeclared".`, `"prompt" is declared, but reference paths are exact`)
+	wantProblem(t, err, `Agent "a" instruction where context path "prompt.label" must be declared with type "boolean".`)
+	// aioc normalizes gate paths: "prompt..bad" is prompt.bad.
+	wantProblem(t, err, `Agent "a" instruction where references undeclared context path "prompt.bad".`)
 
 	// The materialized list form is checked the same way.
 	_, err = Parse([]byte(`
@@ -79,7 +80,7 @@ agents:
   a:
     instructions: [{text: x, where: {context: flag}}]
 `), FormatYAML, "")
-	wantProblem(t, err, `agent "a": instructions[0].where.context`, `"flag" is not declared`)
+	wantProblem(t, err, `Agent "a" instruction where references undeclared context path "flag".`)
 }
 
 func TestRenderValues(t *testing.T) {

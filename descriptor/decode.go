@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -184,10 +183,13 @@ func (j *jsonTree) fromToken(tok json.Token, depth int) (any, error) {
 	}
 }
 
-// decodeYAML parses exactly one YAML document. Scalars keep their YAML 1.2
-// core-schema meaning (null, booleans, numbers, strings); timestamps stay the
-// literal text so that YAML and JSON spellings of a descriptor agree.
-// Mapping keys must be strings; merge keys ("<<") are honoured.
+// decodeYAML parses exactly one YAML document and reads it as aioc's
+// loader (js-yaml 4, default schema) does: see jsyaml.go for scalars.
+// Aliases are expanded, merge keys ("<<") applied, scalar mapping keys
+// become the strings JavaScript makes of them, and the explicit tags of the
+// default schema (!!str, !!int, !!float, !!bool, !!null, !!timestamp,
+// !!binary, !!map, !!seq, !!set, !!omap, !!pairs) are honoured; any other
+// tag is refused.
 func decodeYAML(data []byte) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -230,26 +232,78 @@ func (y *yamlTree) convert(n *yaml.Node, depth int) (any, error) {
 	case yaml.AliasNode:
 		return y.convert(n.Alias, depth)
 	case yaml.SequenceNode:
-		arr := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := y.convert(c, depth+1)
+		return y.sequence(n, depth)
+	case yaml.MappingNode:
+		switch tag := explicitTag(n); tag {
+		case "", "!!map":
+			return y.mapping(n, depth)
+		case "!!set":
+			obj, err := y.mapping(n, depth)
 			if err != nil {
 				return nil, err
 			}
-			arr = append(arr, v)
+			for _, v := range obj {
+				if v != nil {
+					return nil, fmt.Errorf("line %d: cannot resolve a node with %s explicit tag", n.Line, yamlTag(tag))
+				}
+			}
+			return obj, nil
+		default:
+			return nil, fmt.Errorf("line %d: unknown tag %s on a mapping", n.Line, yamlTag(tag))
 		}
-		return arr, nil
-	case yaml.MappingNode:
-		return y.mapping(n, depth)
 	case yaml.ScalarNode:
-		return scalar(n)
+		v, err := jsScalar(n)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := v.(map[string]any); ok { // !!binary
+			y.nodes += len(m)
+		}
+		return v, nil
 	default:
 		return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
 	}
 }
 
-// mapping converts a mapping node. Explicit keys win over keys brought in by
-// merge keys, whatever their order.
+// sequence converts a sequence node, with the !!omap and !!pairs forms.
+func (y *yamlTree) sequence(n *yaml.Node, depth int) (any, error) {
+	tag := explicitTag(n)
+	switch tag {
+	case "", "!!seq", "!!omap", "!!pairs":
+	default:
+		return nil, fmt.Errorf("line %d: unknown tag %s on a sequence", n.Line, yamlTag(tag))
+	}
+	arr := make([]any, 0, len(n.Content))
+	seen := map[string]bool{}
+	for _, c := range n.Content {
+		v, err := y.convert(c, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if tag == "!!omap" || tag == "!!pairs" {
+			m, ok := v.(map[string]any)
+			if !ok || len(m) != 1 {
+				return nil, fmt.Errorf("line %d: cannot resolve a node with %s explicit tag", n.Line, yamlTag(tag))
+			}
+			for k, e := range m {
+				if tag == "!!omap" {
+					if seen[k] {
+						return nil, fmt.Errorf("line %d: cannot resolve a node with %s explicit tag", n.Line, yamlTag(tag))
+					}
+					seen[k] = true
+				} else {
+					v = []any{k, e}
+				}
+			}
+		}
+		arr = append(arr, v)
+	}
+	return arr, nil
+}
+
+// mapping converts a mapping node. Explicit keys win over keys brought in
+// by merge keys, whatever their order; among merged mappings, the first
+// that has a key gives its value.
 func (y *yamlTree) mapping(n *yaml.Node, depth int) (map[string]any, error) {
 	obj := map[string]any{}
 	var merges []*yaml.Node
@@ -258,25 +312,26 @@ func (y *yamlTree) mapping(n *yaml.Node, depth int) (map[string]any, error) {
 		if k.Kind == yaml.AliasNode {
 			k = k.Alias
 		}
-		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+		if k.Kind == yaml.ScalarNode && explicitTag(k) == "" && isPlain(k) && k.Value == "<<" {
 			merges = append(merges, v)
 			continue
 		}
-		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
-			return nil, fmt.Errorf("line %d: mapping keys must be strings (quote %q if it is meant as one)", k.Line, k.Value)
+		key, err := mappingKey(k)
+		if err != nil {
+			return nil, err
 		}
-		if _, dup := obj[k.Value]; dup {
-			return nil, fmt.Errorf("line %d: duplicate key %q", k.Line, k.Value)
+		if _, dup := obj[key]; dup {
+			return nil, fmt.Errorf("line %d: duplicate key %q", k.Line, key)
 		}
 		val, err := y.convert(v, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		obj[k.Value] = val
+		obj[key] = val
 	}
 	for _, m := range merges {
 		srcs := []*yaml.Node{m}
-		if m.Kind == yaml.SequenceNode {
+		if m.Kind == yaml.SequenceNode && explicitTag(m) == "" {
 			srcs = m.Content
 		}
 		for _, s := range srcs {
@@ -286,7 +341,7 @@ func (y *yamlTree) mapping(n *yaml.Node, depth int) (map[string]any, error) {
 			}
 			mm, ok := v.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("line %d: a merge key needs a mapping or a list of mappings", s.Line)
+				return nil, fmt.Errorf("line %d: cannot merge mappings; a merge key needs a mapping or a list of mappings", s.Line)
 			}
 			for k, e := range mm {
 				if _, set := obj[k]; !set {
@@ -298,35 +353,27 @@ func (y *yamlTree) mapping(n *yaml.Node, depth int) (map[string]any, error) {
 	return obj, nil
 }
 
-// scalar converts a scalar node according to its resolved tag.
-func scalar(n *yaml.Node) (any, error) {
-	switch n.ShortTag() {
-	case "!!str", "!!timestamp":
-		return n.Value, nil
-	case "!!null":
-		return nil, nil
-	case "!!bool":
-		var b bool
-		if err := n.Decode(&b); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		return b, nil
-	case "!!int", "!!float":
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		f, err := normalizeValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		if x, ok := f.(float64); !ok || math.IsNaN(x) {
-			return nil, fmt.Errorf("line %d: %q is not a finite number", n.Line, n.Value)
-		}
-		return f, nil
-	default:
-		return nil, fmt.Errorf("line %d: unsupported YAML tag %s", n.Line, n.ShortTag())
+// mappingKey returns the property name js-yaml gives a mapping key: the
+// String() of its scalar value. Timestamp keys are refused (their String()
+// depends on the machine's time zone), and so are sequences and mappings
+// used as keys.
+func mappingKey(k *yaml.Node) (string, error) {
+	if k.Kind != yaml.ScalarNode {
+		return "", fmt.Errorf("line %d: mapping keys must be scalars (complex keys are not supported)", k.Line)
 	}
+	tag := explicitTag(k)
+	if tag == "!!timestamp" || (tag == "" && isPlain(k) && isImplicitTimestamp(k.Value)) {
+		return "", fmt.Errorf("line %d: the key %s reads as a timestamp; quote it to use it as a string", k.Line, k.Value)
+	}
+	v, err := jsScalar(k)
+	if err != nil {
+		return "", err
+	}
+	s, ok := jsKeyString(v)
+	if !ok {
+		return "", fmt.Errorf("line %d: the key %q cannot be used as a mapping key", k.Line, k.Value)
+	}
+	return s, nil
 }
 
 // kindOf names the JSON kind of a normalized value, for messages.

@@ -50,7 +50,7 @@ type Agent struct {
 	model              string
 	modelSettings      map[string]any
 	tools              []string
-	handoffs           []string
+	handoffs           []Handoff
 	instr              *instructions
 	ownInstr           bool
 }
@@ -58,7 +58,8 @@ type Agent struct {
 // Part is one block of an agent's materialized instructions. Text may hold
 // {{context.PATH}} placeholders, rendered at resolution time. When Where is
 // not empty, the block is included only if the run context holds exactly
-// the boolean true at that path.
+// the boolean true at that path (normalized: segments trimmed, empty
+// segments dropped; the descriptor and its hash keep the path as written).
 type Part struct {
 	Text  string
 	Where string
@@ -216,14 +217,23 @@ func (a *Agent) ModelSettings() map[string]any {
 func (a *Agent) Tools() []string { return slices.Clone(a.tools) }
 
 // Handoffs returns the ids of the agents this agent may hand off to, in
-// descriptor order.
-func (a *Agent) Handoffs() []string { return slices.Clone(a.handoffs) }
+// descriptor order, gated or not (see HandoffRules for the gates).
+func (a *Agent) Handoffs() []string {
+	ids := make([]string, len(a.handoffs))
+	for i, h := range a.handoffs {
+		ids[i] = h.Agent
+	}
+	return ids
+}
 
 // HasTool reports whether the agent declares the logical tool id.
 func (a *Agent) HasTool(id string) bool { return slices.Contains(a.tools, id) }
 
-// CanHandoffTo reports whether the agent declares a handoff to agent id.
-func (a *Agent) CanHandoffTo(id string) bool { return slices.Contains(a.handoffs, id) }
+// CanHandoffTo reports whether the agent declares a handoff to agent id,
+// gated or not. Descriptor.HandoffAllowed also evaluates the gate.
+func (a *Agent) CanHandoffTo(id string) bool {
+	return slices.ContainsFunc(a.handoffs, func(h Handoff) bool { return h.Agent == id })
+}
 
 // HasInstructions reports whether the agent has instructions, its own or
 // inherited from agent_defaults.
@@ -242,7 +252,7 @@ func (a *Agent) Instructions() []Part {
 	}
 	out := make([]Part, len(a.instr.parts))
 	for i, p := range a.instr.parts {
-		out[i] = Part{Text: p.text, Where: p.where}
+		out[i] = Part{Text: p.text, Where: p.gate}
 	}
 	return out
 }

@@ -21,7 +21,8 @@ const partSeparator = "\n\n"
 // part is one materialized instruction block.
 type part struct {
 	text    string
-	where   string   // context path of the where gate; "" when unconditional
+	where   string   // context path of the where gate as written; "" when unconditional
+	gate    string   // where, normalized (set when the descriptor is checked)
 	field   string   // descriptor field it came from, e.g. "instructions_sequence[2]"
 	origin  string   // where its text came from when not inline, e.g. `file "a.md"`
 	fromRef bool     // text copied from instruction_parts (checked there)
@@ -33,6 +34,7 @@ type part struct {
 type instructions struct {
 	parts []part
 	owner string // location prefix of the descriptor field that set them
+	label string // aioc's name of the owner in messages: Agent "id", or agent_defaults
 }
 
 // materializer turns the instruction fields of agents and agent_defaults
@@ -277,7 +279,7 @@ func (m *materializer) where(item map[string]any, field string, where func(strin
 		}
 	}
 	path, isString := obj["context"].(string)
-	if !isString || path == "" {
+	if !isString || strings.TrimSpace(path) == "" {
 		m.ps.add(where(field+".where.context"), "must be a non-empty context path")
 		return "", false
 	}

@@ -28,7 +28,8 @@ func (e placeholderError) Error() string {
 // compileTemplate splits text into literals and context placeholders.
 //
 // Every "{{ ... }}" must be exactly a context path reference,
-// {{context.a.b}}, with optional spaces inside the braces. Anything else
+// {{context.a.b}}, with optional spaces inside the braces; the path is
+// normalized as normalizePath does. Anything else
 // between double braces (expressions, filters, calls, the built-ins
 // input.message and runtime.now_iso, which only apply to context defaults)
 // is refused, so that a template cannot silently render as literal text. A
@@ -86,29 +87,37 @@ func placeholderPath(inner string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("only context path references such as {{context.a.b}} are supported")
 	}
-	if err := checkContextPath(p); err != nil {
+	path, err := normalizePath(p, "the path")
+	if err != nil {
 		return "", fmt.Errorf("not a plain context path: expressions, operators, filters, defaults and calls are not supported (%v)", err)
 	}
-	return p, nil
+	return path, nil
 }
 
-// checkContextPath validates a dot path: one or more segments of ASCII
-// letters, digits, '_' and '-', separated by single dots.
-func checkContextPath(p string) error {
-	if p == "" {
-		return fmt.Errorf("empty path")
-	}
+// normalizePath reads a context path as aioc does: the text is split at
+// dots, each segment is trimmed of white space and empty segments are
+// dropped, so that "session..channel" and " session . channel " both name
+// session.channel. What remains must be at least one segment, each of ASCII
+// letters, digits, '_' and '-'. label starts the error messages, which are
+// aioc's, for example `Context reference path contains invalid segment "a b".`
+func normalizePath(p, label string) (string, error) {
+	var segs []string
 	for seg := range strings.SplitSeq(p, ".") {
+		seg = strings.TrimSpace(seg)
 		if seg == "" {
-			return fmt.Errorf("path %q has an empty segment", p)
+			continue
 		}
 		for _, c := range seg {
 			if !(c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')) {
-				return fmt.Errorf("path %q: segment %q may only contain letters, digits, '_' and '-'", p, seg)
+				return "", fmt.Errorf("%s contains invalid segment %q.", label, seg)
 			}
 		}
+		segs = append(segs, seg)
 	}
-	return nil
+	if len(segs) == 0 {
+		return "", fmt.Errorf("%s cannot be empty.", label)
+	}
+	return strings.Join(segs, "."), nil
 }
 
 // paths returns the context paths the template reads, in order of first use.

@@ -72,9 +72,13 @@ func (d *Descriptor) check(ps *problems) {
 				ps.add(agentWhere(id, fmt.Sprintf("tools[%d]", i)), "unknown tool %q (declare it under tools)", tool)
 			}
 		}
-		for i, h := range a.handoffs {
-			if h != "" && !d.declared[h] {
-				ps.add(agentWhere(id, fmt.Sprintf("handoffs[%d]", i)), "unknown agent %q", h)
+		for i := range a.handoffs {
+			h := &a.handoffs[i]
+			if h.Agent != "" && !d.declared[h.Agent] {
+				ps.add(agentWhere(id, fmt.Sprintf("handoffs[%d]", i)), "unknown agent %q", h.Agent)
+			}
+			if h.whereRaw != "" {
+				h.Where = d.checkGate(h.whereRaw, fmt.Sprintf("Agent %q handoff %q where", id, h.Agent), agentWhere(id, fmt.Sprintf("handoffs[%d].where.context", i)), ps)
 			}
 		}
 	}
@@ -116,7 +120,7 @@ func (d *Descriptor) compile(instr *instructions, ps *problems) {
 			d.checkPlaceholders(t, where, ps)
 		}
 		if p.where != "" {
-			d.checkGate(p.where, instr.owner+": "+p.field+".where.context", ps)
+			p.gate = d.checkGate(p.where, instr.label+" instruction where", instr.owner+": "+p.field+".where.context", ps)
 		}
 	}
 }
@@ -131,21 +135,37 @@ func (d *Descriptor) checkPlaceholders(t template, where string, ps *problems) {
 	}
 }
 
-// checkGate reports a where gate whose path is not a declared reference
-// that may hold a boolean.
-func (d *Descriptor) checkGate(path, where string, ps *problems) {
-	if err := checkContextPath(path); err != nil {
+// checkGate checks a where gate as aioc does and returns its normalized
+// path: the path must be declared under context.references with type
+// "boolean" exactly (a bare true reference, or one without a type, is
+// refused). label names the gate in aioc's words, for example
+// `Agent "router" instruction where`; where locates a malformed path.
+func (d *Descriptor) checkGate(raw, label, where string, ps *problems) string {
+	path, err := normalizePath(raw, "the where.context path")
+	if err != nil {
 		ps.addErr(where, err)
-		return
+		return ""
 	}
 	r, ok := d.refs[path]
 	if !ok {
-		ps.add(where, "%s", d.undeclared(path))
-		return
+		ps.add("", "%s references undeclared context path %q.%s", label, path, d.exactHint(path))
+		return path
 	}
-	if r.Type != "" && r.Type != "boolean" {
-		ps.add(where, "context path %q is declared with type %q, but a where gate needs a boolean", path, r.Type)
+	if r.Type != "boolean" {
+		ps.add("", "%s context path %q must be declared with type %q.", label, path, "boolean")
 	}
+	return path
+}
+
+// exactHint points out a declared parent of an undeclared path, since
+// reference paths are exact, or returns "".
+func (d *Descriptor) exactHint(path string) string {
+	for p := parentPath(path); p != ""; p = parentPath(p) {
+		if _, ok := d.refs[p]; ok {
+			return fmt.Sprintf(" (%q is declared, but reference paths are exact: a parent does not allow its children)", p)
+		}
+	}
+	return ""
 }
 
 // undeclared explains that path is not declared, pointing out a declared
@@ -164,18 +184,23 @@ func (d *Descriptor) undeclared(path string) string {
 // a default nested under a parent field whose default is not an object.
 func (d *Descriptor) checkDefaults(ps *problems) {
 	seen := map[string]any{}
-	for _, f := range d.fields { // sorted: a parent comes before its children
+	fields := slices.Clone(d.fields)
+	slices.SortFunc(fields, func(a, b Field) int { // a parent before its children
+		return slices.Compare(fieldSegments(a.Path), fieldSegments(b.Path))
+	})
+	for _, f := range fields {
 		if !f.HasDefault {
 			continue
 		}
-		for p := parentPath(f.Path); p != ""; p = parentPath(p) {
+		path := strings.Join(fieldSegments(f.Path), ".")
+		for p := parentPath(path); p != ""; p = parentPath(p) {
 			if v, ok := seen[p]; ok {
 				if _, obj := v.(map[string]any); !obj {
 					ps.add(fmt.Sprintf("context.fields %q", f.Path), "its default cannot be placed under the default of %q, which is not an object", p)
 				}
 			}
 		}
-		seen[f.Path] = f.Default
+		seen[path] = f.Default
 	}
 }
 
