@@ -70,7 +70,7 @@ func (h *Harness) Pending() int {
 // awaitApproval stores an approval for ev and waits for a human, the
 // timeout, or the agent going away. It returns the decision to send and,
 // when something went wrong, a note for the audit record.
-func (h *Harness) awaitApproval(ctx context.Context, ev *protocol.Event, peer transport.Info, res *policy.Result) (protocol.Decision, string) {
+func (h *Harness) awaitApproval(ctx context.Context, se *sealed, peer transport.Info, res *policy.Result) (protocol.Decision, string) {
 	spec := res.Approval
 	timeout, fallback := spec.Timeout, spec.Fallback
 	if timeout <= 0 {
@@ -79,15 +79,16 @@ func (h *Harness) awaitApproval(ctx context.Context, ev *protocol.Event, peer tr
 	if fallback == "" {
 		fallback = h.opts.ApprovalFallback
 	}
-	return h.waitForHuman(ctx, ev, peer, res.RuleID, res.Decision.Reason, spec.ApproverRole, timeout, fallback)
+	return h.waitForHuman(ctx, se, peer, res.RuleID, res.Decision.Reason, spec.ApproverRole, timeout, fallback)
 }
 
 // waitForHuman is the approval queue shared by escalate rules and
-// confirmation events.
-func (h *Harness) waitForHuman(ctx context.Context, ev *protocol.Event, peer transport.Info, ruleID, reason, role string, timeout time.Duration, fallback protocol.DecisionKind) (protocol.Decision, string) {
+// confirmation events. The approval holds the redacted event and reason.
+func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.Info, ruleID, reason, role string, timeout time.Duration, fallback protocol.DecisionKind) (protocol.Decision, string) {
+	ev := se.ev
 	evJSON, _ := json.Marshal(ev)
 	a := &store.Approval{SessionID: ev.SessionID, AgentID: ev.AgentID, RequestedBy: principalID(peer),
-		Event: evJSON, RuleID: ruleID, Reason: reason}
+		Event: evJSON, RuleID: ruleID, Reason: se.text(reason)}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	err := h.opts.Store.Approvals().Create(sctx, a)
 	cancel()

@@ -6,6 +6,7 @@ package harness
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/redact"
 	"github.com/ahp-go/ahp/runs"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
@@ -49,6 +51,11 @@ type Options struct {
 	Runs *runs.Reducer
 	// Metrics, when set, receives the harness's measurements.
 	Metrics *Metrics
+	// Redactor replaces secrets with [REDACTED:kind:fingerprint] markers in
+	// everything the harness stores or logs about an event. When nil, a
+	// Redactor with the built-in detectors and a key made for this process
+	// is used (fingerprints then differ between runs).
+	Redactor *redact.Redactor
 	// Logger receives the harness's log lines (discarded when nil).
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -71,6 +78,7 @@ type Harness struct {
 	sessions  *Sessions
 	approvals *approvalWaiters
 	met       *Metrics
+	red       *redact.Redactor
 }
 
 // New returns a Harness. Call Start before serving and Close after.
@@ -94,11 +102,23 @@ func New(opts Options) (*Harness, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	red := opts.Redactor
+	if red == nil {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("harness: redaction key: %w", err)
+		}
+		var err error
+		if red, err = redact.New(redact.Options{Key: key}); err != nil {
+			return nil, err
+		}
+	}
 	return &Harness{
 		opts: opts, log: log, now: opts.Now,
 		sessions:  NewSessions(100000),
 		approvals: newApprovalWaiters(),
 		met:       opts.Metrics,
+		red:       red,
 	}, nil
 }
 
@@ -140,18 +160,20 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	} else {
 		res = h.evaluate(ev, peer)
 	}
+	// Decided: from here on only the redacted event is kept.
+	se := h.seal(ev, res.PayloadSecrets)
 	d := res.Decision
 	var approvalErr string
 	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
-		d, approvalErr = h.awaitApproval(ctx, ev, peer, &res)
+		d, approvalErr = h.awaitApproval(ctx, se, peer, &res)
 	}
 	h.sessions.Observe(ev, d.Kind)
 	errText := approvalErr
 	if res.Err != nil {
 		errText = res.Err.Error()
 	}
-	if err := h.record(ctx, ev, peer, start, d, res.RuleID, errText); err != nil {
-		h.log.Error("audit append failed: failing closed", "error", err, "session_id", ev.SessionID)
+	if err := h.record(ctx, se, peer, start, d, res.RuleID, errText); err != nil {
+		h.log.Error("audit append failed: failing closed", "error", err, "session_id", se.ev.SessionID)
 		return protocol.Block("harness could not record the decision (audit log unavailable); failing closed"), nil
 	}
 	h.met.decided(ev.EventType, d.Kind, res.RuleID, h.now().Sub(start))
@@ -168,8 +190,9 @@ func (h *Harness) evaluate(ev *protocol.Event, peer transport.Info) policy.Resul
 }
 
 // record appends the audit record of a blocking event and waits until it
-// is durable.
-func (h *Harness) record(ctx context.Context, ev *protocol.Event, peer transport.Info, start time.Time, d any, ruleID, errText string) error {
+// is durable. The event, the decision and the error are stored redacted.
+func (h *Harness) record(ctx context.Context, se *sealed, peer transport.Info, start time.Time, d any, ruleID, errText string) error {
+	ev := se.ev
 	evJSON, err := ev.AppendJSON(make([]byte, 0, len(ev.Payload)+256))
 	if err != nil {
 		return err
@@ -187,11 +210,14 @@ func (h *Harness) record(ctx context.Context, ev *protocol.Event, peer transport
 	if err != nil {
 		return err
 	}
+	dJSON = se.decision(dJSON)
+	errText = se.text(errText)
 	rec := &store.AuditRecord{
 		Time: start, SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
 		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: outcome, RuleID: ruleID,
 		PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
 		Latency: h.now().Sub(start), Error: errText, DescriptorHash: h.descriptorHash(),
+		Redacted: se.kinds.List(),
 	}
 	// The agent may have gone away; the record is still owed to the audit
 	// log, so it is not tied to the request's context.
@@ -214,20 +240,22 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 	if h.opts.Supervisor != nil {
 		h.opts.Supervisor.Observe(ev)
 	}
+	// Nothing is decided for a notification: what outlives it is redacted.
+	se := h.seal(ev, policy.SecretsUnknown)
 	if h.opts.Runs != nil && ev.EventType.RunContract() {
-		if err := h.opts.Runs.Observe(ctx, ev); err != nil {
-			h.log.Warn("run record not updated", "event_type", string(ev.EventType), "session_id", ev.SessionID, "error", err)
+		if err := h.opts.Runs.Observe(ctx, se.ev); err != nil {
+			h.log.Warn("run record not updated", "event_type", string(ev.EventType), "session_id", se.ev.SessionID, "error", se.text(err.Error()))
 		}
 	}
 	peer := peerOf(ctx)
-	evJSON, err := ev.AppendJSON(make([]byte, 0, len(ev.Payload)+256))
+	evJSON, err := se.ev.AppendJSON(make([]byte, 0, len(se.ev.Payload)+256))
 	if err != nil {
 		return
 	}
 	rec := &store.AuditRecord{
-		Time: h.now(), SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
+		Time: h.now(), SessionID: se.ev.SessionID, AgentID: se.ev.AgentID, EventType: string(ev.EventType),
 		Event: evJSON, PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
-		DescriptorHash: h.descriptorHash(),
+		DescriptorHash: h.descriptorHash(), Redacted: se.kinds.List(),
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
 		h.log.Error("audit append failed for a notification", "error", err, "event_type", string(ev.EventType))
@@ -248,10 +276,11 @@ func (h *Harness) EventRejected(ctx context.Context, raw []byte, reason string) 
 			Params *protocol.Event `json:"params"`
 		}{&ev})
 	}
+	raw, rev, reason, kinds := h.sealRejected(raw, &ev, reason)
 	rec := &store.AuditRecord{
-		Time: h.now(), SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
+		Time: h.now(), SessionID: rev.SessionID, AgentID: rev.AgentID, EventType: string(ev.EventType),
 		Outcome: "rejected", PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer),
-		Transport: peer.Transport, Error: reason,
+		Transport: peer.Transport, Error: reason, Redacted: kinds,
 	}
 	if oneReading && len(raw) <= store.MaxAuditJSONBytes {
 		rec.Event = raw

@@ -26,6 +26,7 @@ type typedCall struct {
 	peer  transport.Info
 	start time.Time
 	res   policy.Result
+	se    *sealed // the event as it may be stored
 }
 
 // gate evaluates the policy for a typed event. Rules may target typed
@@ -33,7 +34,9 @@ type typedCall struct {
 // event in the typed decision's own terms.
 func (h *Harness) gate(ctx context.Context, ev *protocol.Event) *typedCall {
 	peer := peerOf(ctx)
-	return &typedCall{h: h, ev: ev, peer: peer, start: h.now(), res: h.evaluate(ev, peer)}
+	c := &typedCall{h: h, ev: ev, peer: peer, start: h.now(), res: h.evaluate(ev, peer)}
+	c.se = h.seal(ev, c.res.PayloadSecrets)
+	return c
 }
 
 // blocked reports whether the policy refused the event, and why.
@@ -50,7 +53,7 @@ func (c *typedCall) done(ctx context.Context, d any, outcome string) error {
 	if c.res.Err != nil {
 		errText = c.res.Err.Error()
 	}
-	if err := c.h.record(ctx, c.ev, c.peer, c.start, d, c.res.RuleID, errText); err != nil {
+	if err := c.h.record(ctx, c.se, c.peer, c.start, d, c.res.RuleID, errText); err != nil {
 		c.h.log.Error("audit append failed: failing closed", "error", err, "event_type", string(c.ev.EventType))
 		return errNotRecorded
 	}
@@ -240,7 +243,7 @@ func (h *Harness) HandleConfirmation(ctx context.Context, ev *protocol.Event, p 
 			role = c.res.Approval.ApproverRole
 		}
 		reason := "confirmation (" + p.ConfirmationType.String() + "): " + p.Message
-		gd, _ := h.waitForHuman(ctx, ev, c.peer, orText(c.res.RuleID, "confirmation"), reason, role, timeout, protocol.DecisionBlock)
+		gd, _ := h.waitForHuman(ctx, c.se, c.peer, orText(c.res.RuleID, "confirmation"), reason, role, timeout, protocol.DecisionBlock)
 		var meta struct {
 			Status string `json:"approval_status"`
 		}

@@ -53,6 +53,10 @@ type Result struct {
 	// Approval is set when the decision is an escalate whose rule asks to
 	// wait for a human approval. It is shared and must not be modified.
 	Approval *ApprovalSpec
+	// PayloadSecrets says whether a rule (the secrets pack) scanned the
+	// whole payload with the built-in secret detectors, and what it found,
+	// so that the harness's redaction need not scan a clean payload again.
+	PayloadSecrets SecretScan
 	// Err is the evaluation error behind a fail-closed block, nil otherwise.
 	// It may quote parts of the event, so log it with care.
 	Err error

@@ -121,7 +121,8 @@ type jsonObject struct {
 	src     string // the text from '{' to '}'
 	arena   *objArena
 	scanned bool
-	err     ref.Val // scan error, if any
+	secrets SecretScan // what has_secret or secret_kinds found in it, if they ran
+	err     ref.Val    // scan error, if any
 	members []jsonMember
 	inline  [4]jsonMember // storage for small objects: one allocation in all
 }

@@ -1,100 +1,26 @@
 package policy
 
 import (
-	"regexp"
 	"sort"
-	"strings"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
+
+	"github.com/ahp-go/ahp/redact"
 )
 
-// secretPattern finds one kind of secret in text. When group is non-zero,
-// only that submatch is the secret (the rest is context such as "api_key=").
-type secretPattern struct {
-	kind  string
-	re    *regexp.Regexp
-	group int
-	// valid, when set, filters out matches that only look like secrets
-	// (placeholders such as api_key=YOUR_API_KEY).
-	valid func(string) bool
-	// hint lists literals (compared without case) of which a text must hold
-	// one for the pattern to match; it spares the regexp most texts.
-	hint []string
-}
-
-// secretPatterns are the detectors behind secret_kinds, has_secret and
-// redact_secrets. Private keys are redacted from the BEGIN line through
-// the END line (or to the end of the text when it is cut off).
-var secretPatterns = []secretPattern{
-	{kind: "private_key", hint: []string{"private key"}, re: regexp.MustCompile(
-		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{kind: "aws_access_key", hint: []string{"akia", "asia", "abia", "acca"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{kind: "aws_secret_key", hint: []string{"secret"}, re: regexp.MustCompile(
-		`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})`), group: 1},
-	{kind: "github_token", hint: []string{"gh", "github_pat_"},
-		re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{kind: "slack_token", hint: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}`)},
-	{kind: "slack_webhook", hint: []string{"hooks.slack.com"},
-		re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}`)},
-	{kind: "google_api_key", hint: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{kind: "stripe_key", hint: []string{"_live_"}, re: regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
-	{kind: "api_key", hint: []string{"key", "token", "secret"}, re: regexp.MustCompile(
-		`(?i)\b(?:api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret)["']?\s*[:=]\s*["']?([A-Za-z0-9_./+=-]{12,})`),
-		group: 1, valid: looksRandom},
-}
-
-// looksRandom rejects placeholder values: a real key mixes in digits.
-func looksRandom(s string) bool { return strings.ContainsAny(s, "0123456789") }
-
-// matches returns the [start, end) spans of one pattern's secrets.
-func (p *secretPattern) matches(s string) [][2]int {
-	if !hasHint(s, p.hint) {
-		return nil
-	}
-	var out [][2]int
-	for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
-		start, end := m[2*p.group], m[2*p.group+1]
-		if start < 0 || (p.valid != nil && !p.valid(s[start:end])) {
-			continue
-		}
-		out = append(out, [2]int{start, end})
-	}
-	return out
-}
+// The detectors live in package redact, which the harness also uses to
+// keep secrets out of what it stores: has_secret and secret_kinds see the
+// same secrets the redactor replaces, and count a redaction marker
+// [REDACTED:kind:fingerprint] as a secret of its kind (so that replay of a
+// redacted record decides as the live evaluation did).
 
 // secretKindsIn adds the kinds of secret found in s to found.
-func secretKindsIn(s string, found map[string]bool) {
-	for i := range secretPatterns {
-		p := &secretPatterns[i]
-		if !found[p.kind] && len(p.matches(s)) > 0 {
-			found[p.kind] = true
-		}
-	}
-}
+func secretKindsIn(s string, found map[string]bool) { redact.FindKinds(s, found) }
 
 // redactString replaces every secret in s with [REDACTED:kind].
-func redactString(s string) string {
-	for i := range secretPatterns {
-		p := &secretPatterns[i]
-		spans := p.matches(s)
-		if len(spans) == 0 {
-			continue
-		}
-		var b strings.Builder
-		last := 0
-		for _, sp := range spans {
-			b.WriteString(s[last:sp[0]])
-			b.WriteString("[REDACTED:" + p.kind + "]")
-			last = sp[1]
-		}
-		b.WriteString(s[last:])
-		s = b.String()
-	}
-	return s
-}
+func redactString(s string) string { return redact.Plain(s) }
 
 // forEachString calls fn with every string inside v (map values, list
 // elements, nested), stopping early when fn returns false. Map keys are
@@ -141,6 +67,7 @@ func celSecretKinds(v ref.Val) ref.Val {
 	if _, err := forEachString(v, 0, func(s string) bool { secretKindsIn(s, found); return true }); err != nil {
 		return types.WrapErr(err)
 	}
+	noteScan(v, len(found) > 0)
 	kinds := make([]string, 0, len(found))
 	for k := range found {
 		kinds = append(kinds, k)
@@ -149,21 +76,46 @@ func celSecretKinds(v ref.Val) ref.Val {
 	return types.NewStringList(types.DefaultTypeAdapter, kinds)
 }
 
+// SecretScan is what the built-in secret detectors found in an event's
+// payload during one evaluation (Result.PayloadSecrets).
+type SecretScan uint8
+
+// The outcomes of a payload scan.
+const (
+	// SecretsUnknown: no rule scanned the whole payload.
+	SecretsUnknown SecretScan = iota
+	// SecretsNone: has_secret or secret_kinds scanned the whole payload and
+	// found no secret.
+	SecretsNone
+	// SecretsFound: the payload holds at least one secret.
+	SecretsFound
+)
+
+// noteScan records on a decoded JSON object that its strings were scanned
+// (the payload object of an evaluation keeps it until the end).
+func noteScan(v ref.Val, found bool) {
+	if o, ok := v.(*jsonObject); ok {
+		o.secrets = SecretsNone
+		if found {
+			o.secrets = SecretsFound
+		}
+	}
+}
+
 // celHasSecret implements has_secret(dyn) -> bool.
 func celHasSecret(v ref.Val) ref.Val {
+	if o, ok := v.(*jsonObject); ok && o.secrets != SecretsUnknown {
+		return types.Bool(o.secrets == SecretsFound) // scanned before in this evaluation
+	}
 	hit := false
 	_, err := forEachString(v, 0, func(s string) bool {
-		for i := range secretPatterns {
-			if len(secretPatterns[i].matches(s)) > 0 {
-				hit = true
-				return false
-			}
-		}
-		return true
+		hit = redact.HasSecret(s)
+		return !hit
 	})
 	if err != nil {
 		return types.WrapErr(err)
 	}
+	noteScan(v, hit)
 	return types.Bool(hit)
 }
 
@@ -204,56 +156,5 @@ func redactNative(v any) any {
 	return v
 }
 
-// hasHint reports whether s contains one of hints (lower-case ASCII),
-// ignoring ASCII case.
-func hasHint(s string, hints []string) bool {
-	if len(hints) == 0 {
-		return true
-	}
-	for _, h := range hints {
-		if indexFold(s, h) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // indexFold is strings.Index ignoring ASCII case; needle is lower case.
-func indexFold(s, needle string) int {
-	n := len(needle)
-	if n == 0 {
-		return 0
-	}
-	lo, up := needle[0], needle[0]
-	if lo >= 'a' && lo <= 'z' {
-		up = lo - 'a' + 'A'
-	}
-	for i := 0; i+n <= len(s); i++ {
-		// Jump to the next byte that can start the needle.
-		j := strings.IndexByte(s[i:len(s)-n+1], lo)
-		if up != lo {
-			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
-				j = k
-			}
-		}
-		if j < 0 {
-			return -1
-		}
-		i += j
-		k := 1
-		for k < n && lower(s[i+k]) == needle[k] {
-			k++
-		}
-		if k == n {
-			return i
-		}
-	}
-	return -1
-}
-
-func lower(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
+func indexFold(s, needle string) int { return redact.IndexFold(s, needle) }

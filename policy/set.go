@@ -61,6 +61,9 @@ func (s *Set) Evaluate(in *Input) Result {
 	c.set = s
 	c.in = *in
 	res := s.decide(c)
+	if o, ok := c.payload.(*jsonObject); ok {
+		res.PayloadSecrets = o.secrets
+	}
 	c.release()
 	return res
 }

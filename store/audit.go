@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -32,6 +33,10 @@ type AuditRecord struct {
 	Latency        time.Duration   // time from arrival to decision
 	DescriptorHash string          // hash of the agent's harness descriptor, if any
 	Error          string          // what went wrong, if anything (a fail-closed block says why here)
+	// Redacted lists the kinds of secret (detector kinds, or "field" for an
+	// operator's field path) that were replaced by [REDACTED:kind:fp]
+	// markers before the record was stored; nil when none.
+	Redacted []string
 }
 
 // Bounds on an audit record; larger records are rejected with ErrInvalid.
@@ -63,6 +68,14 @@ func (r *AuditRecord) Validate() error {
 	} {
 		if len(f.v) > MaxAuditFieldBytes {
 			return fmt.Errorf("%w: audit record: %s is %d bytes, limit %d", ErrInvalid, f.name, len(f.v), MaxAuditFieldBytes)
+		}
+	}
+	if len(r.Redacted) > 64 {
+		return fmt.Errorf("%w: audit record: %d redacted kinds, limit 64", ErrInvalid, len(r.Redacted))
+	}
+	for _, k := range r.Redacted {
+		if k == "" || len(k) > 64 || strings.ContainsRune(k, ',') {
+			return fmt.Errorf("%w: audit record: redacted kind must be 1 to 64 bytes without a comma", ErrInvalid)
 		}
 	}
 	if r.Latency < 0 {

@@ -38,6 +38,7 @@ type auditLine struct {
 	Error          string          `json:"error"`
 	Event          json.RawMessage `json:"event"`
 	Decision       json.RawMessage `json:"decision"`
+	Redacted       []string        `json:"redacted,omitempty"`
 }
 
 // MarshalJSON writes r in the audit line format (every key present, time in
@@ -49,6 +50,7 @@ func (r AuditRecord) MarshalJSON() ([]byte, error) {
 		Outcome: r.Outcome, RuleID: r.RuleID, PolicyVersion: r.PolicyVersion, Principal: r.Principal,
 		Transport: r.Transport, LatencyNs: int64(r.Latency), DescriptorHash: r.DescriptorHash,
 		Error: r.Error, Event: rawOrNull(r.Event), Decision: rawOrNull(r.Decision),
+		Redacted: r.Redacted,
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -78,7 +80,7 @@ func (r *AuditRecord) UnmarshalJSON(b []byte) error {
 		Blocking: l.Blocking, Event: nullToNil(l.Event), Decision: nullToNil(l.Decision),
 		Outcome: l.Outcome, RuleID: l.RuleID, PolicyVersion: l.PolicyVersion, Principal: l.Principal,
 		Transport: l.Transport, Latency: time.Duration(l.LatencyNs), DescriptorHash: l.DescriptorHash,
-		Error: l.Error,
+		Error: l.Error, Redacted: l.Redacted,
 	}
 	return nil
 }

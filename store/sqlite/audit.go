@@ -74,7 +74,7 @@ func (a *auditLog) QueueDepth() int {
 }
 
 const auditColumns = `id, ts_ns, session_id, agent_id, event_type, blocking, outcome, rule_id,
-	policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision`
+	policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted`
 
 // Query implements store.AuditLog.
 func (a *auditLog) Query(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
@@ -132,15 +132,19 @@ func (a *auditLog) Query(ctx context.Context, f store.AuditFilter) ([]store.Audi
 			r               store.AuditRecord
 			ts, latencyNs   int64
 			event, decision []byte
+			redacted        string
 		)
 		if err := rows.Scan(&r.ID, &ts, &r.SessionID, &r.AgentID, &r.EventType, &r.Blocking, &r.Outcome,
 			&r.RuleID, &r.PolicyVersion, &r.Principal, &r.Transport, &latencyNs, &r.DescriptorHash,
-			&r.Error, &event, &decision); err != nil {
+			&r.Error, &event, &decision, &redacted); err != nil {
 			return nil, db.readErr("audit query", err)
 		}
 		r.Time = time.Unix(0, ts).UTC()
 		r.Latency = time.Duration(latencyNs)
 		r.Event, r.Decision = event, decision
+		if redacted != "" {
+			r.Redacted = strings.Split(redacted, ",")
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -130,8 +130,8 @@ func TestFTSMatch(t *testing.T) {
 }
 
 // TestUpgradeFromVersion1 rebuilds a database as version 1 left it (with
-// the audit_rule index, without approvals.requested_by) and checks that
-// opening it applies the later migrations.
+// the audit_rule index, without approvals.requested_by and audit.redacted)
+// and checks that opening it applies the later migrations.
 func TestUpgradeFromVersion1(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -147,6 +147,7 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	if _, err := raw.ExecContext(ctx, `DELETE FROM schema_version WHERE version > 1;
 		CREATE INDEX audit_rule ON audit (rule_id, id);
 		ALTER TABLE approvals DROP COLUMN requested_by;
+		ALTER TABLE audit DROP COLUMN redacted;
 		INSERT INTO approvals (id, created_ns, session_id, agent_id, rule_id, reason, status)
 			VALUES ('old', 1, 's', 'a', 'r', 'why', 'pending');`); err != nil {
 		t.Fatal(err)

@@ -110,6 +110,9 @@ func dsn(path string, o Options, writer bool) (string, error) {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous("+string(o.Sync)+")")
 		q.Add("_pragma", "journal_size_limit(67108864)")
+		// Deleted and overwritten content is zeroed, not left in free pages
+		// (redaction and retention must not leave secrets in the file).
+		q.Add("_pragma", "secure_delete(ON)")
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")

@@ -47,9 +47,9 @@ const insertRows = 32
 
 const (
 	insertAuditHead = `INSERT INTO audit (id, ts_ns, session_id, agent_id, event_type, blocking, outcome,
-	rule_id, policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision) VALUES `
-	insertAuditRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	auditRowParams = 16
+	rule_id, policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted) VALUES `
+	insertAuditRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	auditRowParams = 17
 	// lastAuditID is the highest ID ever given, deleted rows included
 	// (AUTOINCREMENT keeps it in sqlite_sequence).
 	lastAuditID = `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0),
@@ -246,7 +246,8 @@ func (w *writer) commit(batch []*appendReq, ids []int64) error {
 				ids[start+i] = id
 				args = append(args, id, r.Time.UnixNano(), r.SessionID, r.AgentID, r.EventType,
 					r.Blocking, r.Outcome, r.RuleID, r.PolicyVersion, r.Principal, r.Transport,
-					int64(r.Latency), r.DescriptorHash, r.Error, jsonText(r.Event), jsonText(r.Decision))
+					int64(r.Latency), r.DescriptorHash, r.Error, jsonText(r.Event), jsonText(r.Decision),
+					strings.Join(r.Redacted, ","))
 			}
 			if _, err := tx.StmtContext(ctx, w.insert[len(chunk)]).ExecContext(ctx, args...); err != nil {
 				return err
