@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ahp-go/ahp/redact"
 )
 
 // Config is the whole configuration of ahp serve.
@@ -45,6 +47,9 @@ type Config struct {
 	Idle IdleConfig `yaml:"idle" json:"idle"`
 	// Descriptor is an Agent Harness Descriptor file to supervise against.
 	Descriptor string `yaml:"descriptor" json:"descriptor,omitempty"`
+	// Redaction adds field paths and detectors to the built-in secret
+	// detectors whose findings are never stored (docs/security.md).
+	Redaction redact.Rules `yaml:"redaction" json:"redaction"`
 }
 
 // LogConfig configures logging.
@@ -153,6 +158,7 @@ func Default() Config {
 		Context:   ContextConfig{WorkspaceRoots: []string{}, Facts: []FactConfig{}, MaxFiles: 2000, MaxSnippets: 5},
 		Memory:    MemoryConfig{MaxResults: 20},
 		Idle:      IdleConfig{DeferWhilePending: true},
+		Redaction: redact.Rules{Fields: []string{}, Patterns: []redact.Pattern{}},
 	}
 }
 
@@ -249,6 +255,9 @@ func (c *Config) Validate() error {
 		if f.Confidence < 0 || f.Confidence > 1 {
 			bad("context.facts[%d].confidence: %v is not between 0 and 1", i, f.Confidence)
 		}
+	}
+	if err := c.Redaction.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
