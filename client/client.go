@@ -2,13 +2,19 @@
 // sends events, batches and queries to a harness over any transport, and
 // matches responses to requests by id so that many goroutines can share
 // one Client. It enforces the client rules of the protocol.
+//
+// Request ids are JSON strings of decimal digits ("1", "2", ...): the
+// servers of the a3s-ahp 2.4 crate read string ids only. An answer is
+// matched whether the harness echoes its id as that string or as a number.
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -165,9 +171,59 @@ func (c *Client) readLoop() {
 	}
 }
 
+// parseID reads the id of a response as the number of the call it answers.
+// The client sends the id as a JSON string of decimal digits ("7"); a
+// harness may write it back as sent, escaped differently ("\u0037") or
+// turned into a JSON number (7, 7.0): all of these match. Anything else
+// matches no call.
 func parseID(raw json.RawMessage) (uint64, bool) {
-	n, err := strconv.ParseUint(string(raw), 10, 64)
-	return n, err == nil
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if raw[0] != '"' {
+		if n, ok := parseDigits(raw); ok {
+			return n, true
+		}
+		// A number written in another form, such as 7.0 or 7e0, by a
+		// harness that decoded the id as a float.
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || f < 1 || f > 1<<53 || f != math.Trunc(f) {
+			return 0, false
+		}
+		return uint64(f), true
+	}
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return 0, false
+	}
+	digits := raw[1 : len(raw)-1]
+	if bytes.IndexByte(digits, '\\') >= 0 {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		digits = []byte(s)
+	}
+	return parseDigits(digits)
+}
+
+// parseDigits reads a non-empty run of ASCII decimal digits that fits in a
+// uint64, without allocating.
+func parseDigits(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
 }
 
 func (c *Client) failAll(err error) {
@@ -204,8 +260,11 @@ func (c *Client) call(ctx context.Context, method string, params []byte) (json.R
 	c.pending[id] = ch
 	c.mu.Unlock()
 
-	var idBuf [20]byte
-	idRaw := strconv.AppendUint(idBuf[:0], id, 10)
+	// The id goes out as a JSON string of decimal digits: every JSON-RPC
+	// peer accepts it, and the a3s-ahp 2.4 crate's servers accept nothing
+	// else (they drop a request with a number id without answering).
+	var idBuf [22]byte
+	idRaw := append(strconv.AppendUint(append(idBuf[:0], '"'), id, 10), '"')
 	msg := jsonrpc.AppendRequest(make([]byte, 0, len(params)+64), idRaw, method, params)
 	timer := time.NewTimer(c.opts.Timeout)
 	defer timer.Stop()
