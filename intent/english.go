@@ -22,7 +22,7 @@ func init() {
 	add("locate", 3, "where is", "where are", "where was", "where were", "where does", "where do",
 		"where can i find", "where do i find", "where in the code", "where in the codebase",
 		"which file", "what file", "in which file", "which package", "what package", "which function",
-		"which method", "which type", "which class", "which module", "which files define", "search for", "look for",
+		"which method", "which type", "which class", "which module", "which files define", "search for", "look for", "looking for", "searching for",
 		"locate", "find where", "track down", "point me to", "find the definition of", "go to definition")
 	add("locate", 2, "find", "search", "look up", "grep for", "grep")
 	add("locate", 1, "where")
@@ -79,7 +79,7 @@ func init() {
 		"hey", "hi", "hello", "quick question", "show me", "tell me", "give me", "find out",
 		"for me", "in the code", "in the codebase", "in this repo", "in the repo", "i wonder",
 		"do you know", "any idea", "just", "real quick", "thanks", "thank you", "i am trying to",
-		"i am looking for", "is there a way to", "actually")
+		"is there a way to", "actually")
 
 	register(&lexicon{
 		code:    "en",
@@ -99,14 +99,14 @@ func init() {
 			am do does did has have had can could would will should shall may might must it me us i we
 			you they them he she to of on in into inside within under for about regarding concerning at
 			from with by not no there here so then also really exactly currently now out up again
-			defines define declares declare contains contain implements implement handles handle uses
-			use calls call happens happened happen exactly whole entire current following`),
+			defines define declares declare contains contain implements implement happens happened happen
+			whole entire current following one two three four five several many few both`),
 		about:      words("about regarding concerning re"),
-		relational: words(`usages usage uses references callers caller definition definitions declaration implementation implementations source purpose role meaning contents content value values rest list type kind tests test docs documentation examples example owner owners update updates report state version versions`),
+		relational: words(`call calls name names usages usage uses references callers caller definition definitions declaration implementation implementations source purpose role meaning contents content value values rest list type kind tests test docs documentation examples example owner owners update updates report state version versions`),
 		relPreps:   words("of for on to behind"),
 		cut: words(`is are was were be been being am does do did has have had can could would will
 			should shall may might must and or but because since so before after when while until
-			unless if whether we you i they he she it work works worked working mean means happen
+			unless if whether we you i they he she it works worked working mean means happen
 			happens fail fails failing break breaks broke return returns panic panics panicked crash
 			crashes hang hangs run runs ran pass passes get gets got use uses call calls handle handles
 			live lives come comes differ differs behave behaves look looks take takes need needs keep
@@ -129,7 +129,8 @@ func init() {
 			catch catches stall stalls freeze freezes flush flushes persist persists save saves fetch
 			fetches pull pulls push pushes decide decides pass passes hit hits reach reaches grow grows
 			compute computes validate validates check checks print prints call calls return returns
-			handle handles use uses`),
+			handle handles use uses record records expire expires work evict evicts
+			store stores`),
 		preps: words("in inside within under across from at into on with for to by"),
 		trail: words(`please again now here there exactly actually today yesterday recently lately yet
 			already currently right correctly properly me us anyway then too also first originally

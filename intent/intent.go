@@ -6,7 +6,10 @@
 // model and no I/O.
 package intent
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Unknown is returned when no trigger phrase matches.
 const Unknown = "unknown"
@@ -65,7 +68,7 @@ func Classify(prompt string) Result { return Detect(prompt, "") }
 // table of its own, or none, uses English.
 func Detect(prompt, languageHint string) Result {
 	lx := lexiconFor(languageHint)
-	toks := tokenize(boundPrompt(prompt), lx)
+	toks := tokenize(strings.ToValidUTF8(boundPrompt(prompt), "\uFFFD"), lx)
 	a := analyze(toks, lx)
 	if a.intent == "" {
 		return Result{Intent: Unknown, Language: lx.code}

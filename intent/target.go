@@ -184,6 +184,8 @@ func (a *analysis) clean(idx []int) (Target, []int) {
 	}
 	typ := ""
 	switch {
+	case lx.heads[norm(p[len(p)-1])] == TargetConcept || lx.heads[norm(p[0])] == TargetConcept:
+		// "retry logic", "code that…": a vague head stays part of the name.
 	case len(p) > 1 && lx.heads[norm(p[len(p)-1])] != "":
 		typ, p = lx.heads[norm(p[len(p)-1])], p[:len(p)-1]
 	case len(p) > 1 && lx.heads[norm(p[0])] != "":

@@ -135,8 +135,9 @@ done:
 		}
 		return toks
 	}
-	if base, ok := strings.CutSuffix(norm, "n't"); ok && base != "" {
-		toks = append(toks, token{text: w[:len(base)], norm: base}, token{text: "not", norm: "not", end: end})
+	if base, ok := strings.CutSuffix(norm, "n't"); ok && base != "" && len(w) > 3 {
+		// The suffix is ASCII in w too; w and norm may differ in length.
+		toks = append(toks, token{text: w[:len(w)-3], norm: base}, token{text: "not", norm: "not", end: end})
 		return toks
 	}
 	return append(toks, token{text: w, norm: norm, end: end})
