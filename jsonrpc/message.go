@@ -116,8 +116,9 @@ func Decode(b []byte) (Message, error) {
 		}
 		return nil
 	})
-	var prob *jsonscan.ProfileError
-	if errors.As(err, &prob) {
+	// A type assertion, not errors.As: Object returns the *ProfileError
+	// itself, and errors.As would move the pointer to the heap.
+	if prob, ok := err.(*jsonscan.ProfileError); ok {
 		return m, profileError(&m, prob, hasMethod)
 	}
 	if err != nil {

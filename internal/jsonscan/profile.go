@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -137,6 +138,23 @@ const smallObject = 16
 type scanner struct {
 	keys []keyRef
 	prob *ProfileError
+}
+
+var scanners = sync.Pool{New: func() any { return &scanner{keys: make([]keyRef, 0, 64)} }}
+
+// getScanner returns a reset scanner from the pool (a validating pass
+// allocates nothing).
+func getScanner() *scanner { return scanners.Get().(*scanner) }
+
+// putScanner returns s to the pool, dropping its references to the input.
+func putScanner(s *scanner) {
+	if cap(s.keys) > 1024 {
+		return
+	}
+	clear(s.keys[:cap(s.keys)])
+	s.keys = s.keys[:0]
+	s.prob = nil
+	scanners.Put(s)
 }
 
 func (s *scanner) fail(reason string, key []byte) {

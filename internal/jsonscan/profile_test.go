@@ -157,3 +157,28 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+var benchMessage = []byte(`{"jsonrpc":"2.0","id":"4f8b5a9e-4b8a-4c1e-9d1a-2f2b7c1d9e01","method":"ahp/event","params":{"event_type":"pre_action","session_id":"sess-0001","agent_id":"agent-main","timestamp":"2026-11-21T10:00:00.000Z","depth":0,"payload":{"action_type":"tool_call","tool_name":"bash","arguments":{"command":"ls -la /workspace/project"}}}}`)
+
+// BenchmarkObjectChecked is the validating pass of every incoming message,
+// with the I-JSON checks.
+func BenchmarkObjectChecked(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchMessage)))
+	for b.Loop() {
+		if err := Object(benchMessage, func(k, v []byte) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkValidSyntaxOnly is the same pass without the I-JSON checks.
+func BenchmarkValidSyntaxOnly(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchMessage)))
+	for b.Loop() {
+		if !Valid(benchMessage) {
+			b.Fatal("invalid")
+		}
+	}
+}

@@ -60,8 +60,8 @@ func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 	var st *scanner
 	var top objectKeys
 	if validate {
-		var backing [32]keyRef
-		st = &scanner{keys: backing[:0]}
+		st = getScanner()
+		defer putScanner(st)
 	}
 	done := func(end int) error {
 		if validate {
@@ -174,8 +174,8 @@ func Valid(b []byte) bool {
 // deeper than MaxNesting), a *ProfileError for a duplicated member name,
 // invalid UTF-8 or an unpaired surrogate escape, and nil otherwise.
 func Check(b []byte) error {
-	var backing [32]keyRef
-	st := &scanner{keys: backing[:0]}
+	st := getScanner()
+	defer putScanner(st)
 	i := skipSpace(b, 0)
 	end := st.skipValue(b, i, 0)
 	if end < 0 || skipSpace(b, end) != len(b) {
