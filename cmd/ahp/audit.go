@@ -32,12 +32,13 @@ func newAuditCmd() *cobra.Command {
 the rule and policy version that made it, the principal, the transport and
 the latency. Notifications are recorded too, with an empty outcome.
 
-These commands read <data-dir>/ahp.db directly and read-only; they work
-while the harness runs. The export format is described in
-docs/audit-format.md.`,
+These commands read <data-dir>/ahp.db directly and read-only (except
+redact, which rewrites it); they work while the harness runs. The export
+format is described in docs/audit-format.md.`,
 	}
 	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", "./ahp-data", "data directory of the harness, holding ahp.db")
-	cmd.AddCommand(newAuditTailCmd(&dataDir), newAuditQueryCmd(&dataDir), newAuditExportCmd(&dataDir))
+	cmd.AddCommand(newAuditTailCmd(&dataDir), newAuditQueryCmd(&dataDir), newAuditExportCmd(&dataDir),
+		newAuditRedactCmd(&dataDir))
 	return cmd
 }
 

@@ -113,8 +113,13 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 		_ = db.Close()
 		return nil, err
 	}
+	red, err := newRedactor(c, sup)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	h, err := harness.New(harness.Options{
-		Supervisor: sup, Runs: reducer,
+		Supervisor: sup, Runs: reducer, Redactor: red,
 		Engine: engine, Store: db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
 		DeferIdleWhilePending: c.Idle.DeferWhilePending, MemoryMaxResults: c.Memory.MaxResults,
 		Perceiver: perceiver, Metrics: met, Logger: log,
