@@ -122,3 +122,25 @@ func TestAuditRedactPreChangeDatabase(t *testing.T) {
 		t.Errorf("second run: %s %v", out, err)
 	}
 }
+
+// TestCheckConfigRedaction: ahp check --config validates the redaction
+// rules and names each bad entry.
+func TestCheckConfigRedaction(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, []byte("redaction:\n  fields: [arguments.password]\n  patterns: [{kind: emp, regexp: 'EMP-\\d+'}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("redaction:\n  fields: ['metadata']\n  patterns: [{kind: emp, regexp: '(('}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runAhp(t, "check", "--config", good)
+	if err != nil || !strings.Contains(out, "1 field paths, 1 patterns") {
+		t.Fatalf("good config: %q %v", out, err)
+	}
+	_, err = runAhp(t, "check", "--config", bad)
+	if err == nil || !strings.Contains(err.Error(), "redaction.fields[0]") || !strings.Contains(err.Error(), "redaction.patterns[0].regexp") {
+		t.Fatalf("bad config: %v", err)
+	}
+}

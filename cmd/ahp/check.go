@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 )
@@ -19,18 +20,40 @@ import (
 func init() { register(newCheckCmd) }
 
 func newCheckCmd() *cobra.Command {
-	var pf policyFlags
+	var (
+		pf         policyFlags
+		configFile string
+	)
 	cmd := &cobra.Command{
-		Use:   "check POLICY...",
+		Use:   "check [--config FILE] POLICY...",
 		Short: "Compile and type-check policy files",
 		Long: `check compiles policy files (and directories of them) together with the
 enabled built-in packs, type-checks every CEL expression, and reports each
 problem as "file:line: rule ID: message". It exits 1 when there is any.
 
 Test files (files with a top-level "cases" list) found in a directory are
-skipped; run them with "ahp test".`,
-		Args: cobra.MinimumNArgs(1),
+skipped; run them with "ahp test".
+
+With --config, the configuration file of ahp serve is checked too: every
+setting, and its redaction section (field paths and detector patterns).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && configFile == "" {
+				return fmt.Errorf("requires at least 1 policy file, or --config")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if configFile != "" {
+				c, err := config.Load(configFile)
+				if err != nil {
+					return exitWith(1, err.Error())
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "OK: configuration %s (redaction: %d field paths, %d patterns)\n",
+					configFile, len(c.Redaction.Fields), len(c.Redaction.Patterns))
+				if len(args) == 0 {
+					return nil
+				}
+			}
 			opts, err := pf.options()
 			if err != nil {
 				return err
@@ -68,6 +91,7 @@ skipped; run them with "ahp test".`,
 		},
 	}
 	pf.register(cmd)
+	cmd.Flags().StringVar(&configFile, "config", "", "also check this ahp serve configuration file (its redaction rules among the rest)")
 	return cmd
 }
 
