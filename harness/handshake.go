@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/ahp-go/ahp/protocol"
@@ -18,7 +19,16 @@ import (
 func (h *Harness) HandleHandshake(ctx context.Context, req *protocol.HandshakeRequest, _ *protocol.HandshakeResponse) error {
 	peer := peerOf(ctx)
 	now := h.now()
-	payload, err := json.Marshal(req)
+	// The payload is the request as the agent sent it: ids it left out
+	// stay out (the envelope and the metadata carry the defaults).
+	sent := map[string]any{"protocol_version": req.ProtocolVersion, "agent_info": req.AgentInfo}
+	if !slices.Contains(req.Defaulted, "session_id") {
+		sent["session_id"] = req.SessionID
+	}
+	if !slices.Contains(req.Defaulted, "agent_id") {
+		sent["agent_id"] = req.AgentID
+	}
+	payload, err := json.Marshal(sent)
 	if err != nil {
 		return err
 	}
