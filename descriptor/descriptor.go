@@ -69,7 +69,8 @@ type Part struct {
 // default contribute to NewContext; the others are information for the
 // host application.
 type Field struct {
-	// Path is the dot path of the field in the run context.
+	// Path is the field's key as written. NewContext splits it at dots and
+	// skips empty segments ("a..b" places the default at a.b).
 	Path string
 	// Type is the declared type, a free-form string such as "string".
 	Type string
@@ -86,9 +87,10 @@ type Field struct {
 // (context.references). Paths are exact: a reference to "a" does not allow
 // "a.b".
 type Reference struct {
-	// Path is the dot path in the run context.
+	// Path is the dot path in the run context, normalized: the key as
+	// written, split at dots, segments trimmed and empty ones dropped.
 	Path string
-	// Type is the declared type, if any ("boolean" for where gates).
+	// Type is the declared type, if any; where gates need "boolean".
 	Type string
 	// Optional references render as an empty string when missing; required
 	// ones make resolution fail.

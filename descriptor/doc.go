@@ -4,7 +4,9 @@
 // A descriptor is a YAML or JSON document that describes an agent graph as
 // data: which agent a run starts with (runtime.entry_agent), the turn limit
 // (runtime.max_turns), the agents with their model, logical tool ids and
-// handoff targets, defaults shared by agents (agent_defaults), logical tool
+// handoff targets (agent ids, or {agent, where} objects whose where gate
+// makes the handoff conditional), defaults shared by agents
+// (agent_defaults), logical tool
 // ids mapped to registry targets (tools), context defaults (context.fields),
 // the context paths instructions may read (context.references) and a
 // catalog of reusable instruction blocks (instruction_parts). It contains no
@@ -36,8 +38,9 @@
 // MaxDescriptorSize, MaxInstructionFileSize and MaxInstructionsTotal.
 //
 // The checks cover the shape (unknown keys are refused in every object
-// except metadata, modelSettings and context entries), the entry agent,
-// tool ids (declared under tools), handoff targets, placeholders and where
+// except the top level, metadata, modelSettings and context entries; extra
+// top-level keys are kept and hashed, as aioc does), the entry agent, tool
+// ids (declared under tools), handoff targets, placeholders and where
 // gates. Every problem is reported, each prefixed by its location, for
 // example:
 //
@@ -47,13 +50,17 @@
 //
 // # Templates
 //
-// Instruction text may contain {{context.PATH}} placeholders, where PATH is
-// one or more segments of ASCII letters, digits, '_' and '-' joined by dots.
-// PATH must be declared, exactly, under context.references: declaring
-// "prompt" does not allow "prompt.label". Any other text between double
-// braces is refused when the descriptor is loaded, even in parts that are
-// gated off. A where gate must name a declared reference whose type, if
-// given, is "boolean".
+// Instruction text may contain {{context.PATH}} placeholders. Context paths
+// (placeholders, where gates and context.references keys) are normalized
+// as aioc does: split at dots, each segment trimmed, empty segments
+// dropped, so "a..b" and " a . b " both name a.b; each remaining segment
+// must be ASCII letters, digits, '_' and '-'. The descriptor and its hash
+// keep the paths as written. PATH must be declared, exactly, under
+// context.references: declaring "prompt" does not allow "prompt.label". Any
+// other text between double braces is refused when the descriptor is
+// loaded, even in parts that are gated off. A where gate, on an
+// instruction part or on a handoff, must name a reference declared with
+// type "boolean" (a bare true reference is refused, as aioc refuses it).
 //
 // # Hash
 //
@@ -83,16 +90,28 @@
 //     "1e+21", 1e-7 is "1e-7"); -0 is "0"; NaN and infinities are refused;
 //   - true, false and null as such.
 //
-// YAML is reduced to the JSON data model first: numbers become doubles,
-// timestamps keep their literal text, aliases and merge keys are expanded,
-// and only string mapping keys are accepted. The same content therefore
+// Two rules follow aioc's JSON.stringify rather than RFC 8785: keys that
+// are array indexes ("0" to "4294967294" without leading zeros) come
+// first, in numeric order, and a "__proto__" member is left out. NaN and
+// infinities are written as null.
+//
+// YAML is read as aioc's js-yaml 4 (default schema) reads it, then reduced
+// to the JSON data model: plain scalars resolve as null (~, null, empty),
+// booleans (true/false only; yes and on stay strings), integers (0x, 0o,
+// 0b, '_' separators, 017 is 17), floats (.inf, -.inf and .nan included)
+// and timestamps, which become ISO-8601 UTC strings with milliseconds
+// ("2026-05-19T10:00:00+02:00" is "2026-05-19T08:00:00.000Z"); numbers are
+// doubles, so integers beyond 2^53 are rounded as in JavaScript; aliases
+// and merge keys are expanded; scalar mapping keys become the strings
+// JavaScript makes of them (1.0 becomes "1"). The same content therefore
 // hashes the same whatever its key order and whether it is written in YAML
-// or JSON. MarshalCanonical exposes the encoding.
+// or JSON, and the same as aioc 0.2.8 hashes it. MarshalCanonical exposes
+// the encoding.
 //
 // # Context and instructions at run time
 //
 // NewContext builds a run context from the field defaults (dot paths build
-// nested objects; a default that is exactly "{{input.message}}" or
+// nested objects, empty segments skipped; a default that is exactly "{{input.message}}" or
 // "{{runtime.now_iso}}" is replaced by the message or the current time) and
 // merges application overrides. ResolveInstructions renders an agent's
 // instructions against a context: gated parts are kept only when their

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +15,14 @@ import (
 // maxTrackedRuns bounds the turn counters a DescriptorSupervisor keeps.
 const maxTrackedRuns = 100000
 
+// maxRunContextBytes bounds a run context a DescriptorSupervisor remembers
+// for a session; a larger one is used for its own event only.
+const maxRunContextBytes = 64 << 10
+
+// RunContextKey is the member of an event's metadata that carries the
+// descriptor run context, the object whose boolean paths gate handoffs.
+const RunContextKey = "run_context"
+
 // DescriptorSupervisor enforces an Agent Harness Descriptor on events: the
 // AHP agent_id names the descriptor agent (exact match); a pre_action
 // calling a tool the agent does not declare is blocked; a handoff to an
@@ -22,24 +32,36 @@ const maxTrackedRuns = 100000
 // A handoff is a pre_action whose action_type or tool_name is "handoff"
 // (target in arguments.target_agent, arguments.agent or arguments.to), or
 // whose tool_name is "transfer_to_<agent>".
+//
+// A gated handoff (handoffs: [{agent: ID, where: {context: PATH}}]) is
+// allowed only when the gate holds, exactly true, in the run's context. The
+// run context is the object an agent sends as metadata.run_context, on the
+// event itself or earlier in the session on any event (a run_lifecycle
+// notification, say); when the agent never sent one, it is the context the
+// descriptor's field defaults build. A gate that is false, missing or not a
+// boolean blocks the handoff, with the reason: this fails closed, where
+// allowing the handoff "as declared" would let an unknown context open it.
 type DescriptorSupervisor struct {
 	d *descriptor.Descriptor
 
-	mu    sync.Mutex
-	runs  map[string]string // session id -> current run id
-	turns map[string]int    // session id + run id -> pre_prompt count
+	mu       sync.Mutex
+	runs     map[string]string          // session id -> current run id
+	turns    map[string]int             // session id + run id -> pre_prompt count
+	contexts map[string]json.RawMessage // session id -> last run_context reported
 }
 
 // NewDescriptorSupervisor returns a supervisor for d.
 func NewDescriptorSupervisor(d *descriptor.Descriptor) *DescriptorSupervisor {
-	return &DescriptorSupervisor{d: d, runs: make(map[string]string), turns: make(map[string]int)}
+	return &DescriptorSupervisor{d: d, runs: make(map[string]string), turns: make(map[string]int), contexts: make(map[string]json.RawMessage)}
 }
 
 // Descriptor returns the descriptor being enforced.
 func (s *DescriptorSupervisor) Descriptor() *descriptor.Descriptor { return s.d }
 
-// Observe notes the current run of a session from run_lifecycle events.
+// Observe notes the current run of a session from run_lifecycle events,
+// and the run context any event reports in metadata.run_context.
 func (s *DescriptorSupervisor) Observe(ev *protocol.Event) {
+	s.rememberContext(ev)
 	if ev.EventType != protocol.EventRunLifecycle {
 		return
 	}
@@ -76,7 +98,7 @@ func (s *DescriptorSupervisor) Check(ev *protocol.Event) string {
 		if _, declared := s.d.Agent(target); !declared || !agent.CanHandoffTo(target) {
 			return fmt.Sprintf("agent %q may not hand off to %q (declared handoffs: %s)", agent.ID(), target, listOrNone(agent.Handoffs()))
 		}
-		return ""
+		return s.checkGate(ev, agent, target)
 	}
 	if tool == "" {
 		return ""
@@ -85,6 +107,94 @@ func (s *DescriptorSupervisor) Check(ev *protocol.Event) string {
 		return fmt.Sprintf("agent %q does not declare tool %q (declared tools: %s)", agent.ID(), tool, listOrNone(agent.Tools()))
 	}
 	return ""
+}
+
+// checkGate evaluates the gate of a declared handoff, if it has one.
+func (s *DescriptorSupervisor) checkGate(ev *protocol.Event, agent *descriptor.Agent, target string) string {
+	var gate string
+	for _, h := range agent.HandoffRules() {
+		if h.Agent == target {
+			gate = h.Where
+		}
+	}
+	if gate == "" {
+		return ""
+	}
+	raw, fromEvent := runContextOf(ev)
+	source := "the event's run context"
+	if !fromEvent {
+		s.mu.Lock()
+		raw = s.contexts[ev.SessionID]
+		s.mu.Unlock()
+		source = "the session's last reported run context"
+	}
+	var ctx map[string]any
+	if raw == nil {
+		source = "the descriptor's context defaults (no run context reported)"
+	} else if err := decodeRunContext(raw, &ctx); err != nil {
+		return fmt.Sprintf("agent %q handoff to %q is gated by context path %q: metadata.%s must be an object (%v)", agent.ID(), target, gate, RunContextKey, err)
+	}
+	if ctx == nil {
+		defaults, err := s.d.NewContext(descriptor.ContextInput{})
+		if err != nil {
+			return fmt.Sprintf("agent %q handoff to %q is gated by context path %q, and the default context cannot be built: %v", agent.ID(), target, gate, err)
+		}
+		ctx = defaults
+	}
+	open, err := s.d.HandoffAllowed(agent.ID(), target, ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("agent %q may hand off to %q only when a boolean gate holds: %v (in %s)", agent.ID(), target, err, source)
+	case !open:
+		return fmt.Sprintf("agent %q may hand off to %q only when context path %q is true; it is false in %s", agent.ID(), target, gate, source)
+	}
+	return ""
+}
+
+// rememberContext keeps the run context an event reports, per session.
+func (s *DescriptorSupervisor) rememberContext(ev *protocol.Event) {
+	raw, ok := runContextOf(ev)
+	if !ok || len(raw) > maxRunContextBytes {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, known := s.contexts[ev.SessionID]; !known && len(s.contexts) >= maxTrackedRuns {
+		clear(s.contexts)
+	}
+	s.contexts[ev.SessionID] = raw
+}
+
+// runContextOf returns metadata.run_context of ev, if present and not null.
+func runContextOf(ev *protocol.Event) (json.RawMessage, bool) {
+	if len(ev.Metadata) == 0 {
+		return nil, false
+	}
+	var md map[string]json.RawMessage
+	if json.Unmarshal(ev.Metadata, &md) != nil {
+		return nil, false
+	}
+	raw, ok := md[RunContextKey]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, false
+	}
+	return raw, true
+}
+
+// decodeRunContext decodes a reported run context, which must be an object.
+func decodeRunContext(raw json.RawMessage, ctx *map[string]any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("got %T", v)
+	}
+	*ctx = m
+	return nil
 }
 
 // countTurn counts a pre_prompt and refuses it beyond max_turns.
