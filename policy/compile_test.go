@@ -127,7 +127,7 @@ func TestPacksCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(def.Packs(), ","); got != "approvals,destructive_shell,secrets" {
+	if got := strings.Join(def.Packs(), ","); got != "approvals,destructive_shell,secrets,self_protection" {
 		t.Fatalf("default packs %s", got)
 	}
 }

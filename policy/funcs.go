@@ -16,7 +16,7 @@ func functions() []cel.EnvOption {
 	binary := func(name string, a, b, result *cel.Type, fn func(ref.Val, ref.Val) ref.Val) cel.EnvOption {
 		return cel.Function(name, cel.Overload(name+"_"+typeTag(a)+"_"+typeTag(b), []*cel.Type{a, b}, result, cel.BinaryBinding(fn)))
 	}
-	return []cel.EnvOption{
+	return append([]cel.EnvOption{
 		binary("glob", cel.StringType, cel.DynType, cel.BoolType, celGlob),
 		binary("path_within", cel.StringType, cel.DynType, cel.BoolType, celPathWithin),
 		binary("host_allowed", cel.StringType, cel.DynType, cel.BoolType, celHostAllowed),
@@ -35,7 +35,7 @@ func functions() []cel.EnvOption {
 		unary("secret_kinds", cel.DynType, strList, celSecretKinds),
 		unary("has_secret", cel.DynType, cel.BoolType, celHasSecret),
 		unary("redact_secrets", cel.DynType, cel.DynType, celRedactSecrets),
-	}
+	}, selfProtectionFunctions()...)
 }
 
 func typeTag(t *cel.Type) string {

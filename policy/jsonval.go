@@ -122,6 +122,7 @@ type jsonObject struct {
 	arena   *objArena
 	scanned bool
 	secrets SecretScan // what has_secret or secret_kinds found in it, if they ran
+	sp      *spAction  // what the self_protection functions read from it, if they ran
 	err     ref.Val    // scan error, if any
 	members []jsonMember
 	inline  [4]jsonMember // storage for small objects: one allocation in all

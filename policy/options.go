@@ -11,8 +11,9 @@ import (
 // default.
 type Options struct {
 	// Packs switches built-in rule packs on (true) or off (false) by name.
-	// Packs not named keep their default: approvals, destructive_shell and secrets are
-	// on, the others off. See Packs for the list.
+	// Packs not named keep their default: approvals, destructive_shell,
+	// secrets and self_protection are on, the others off. See Packs for the
+	// list.
 	Packs map[string]bool
 	// Params are visible to every rule as config.NAME. They override the
 	// defaults that enabled packs declare (for example workspace_roots for

@@ -1,0 +1,303 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
+)
+
+// The self_protection pack keeps a supervised agent from switching its
+// supervisor off: reading or changing the harness's files, running its
+// administrative commands, calling its admin API, stopping its process, or
+// editing the hook settings that route the agent through it. Its functions
+// read the event the way the shell and the file tools would act on it, with
+// paths resolved against the event's working directory and, on this
+// machine, through symbolic links. It is a guard rail against the obvious
+// ways out; docs/security.md says what it cannot stop.
+
+// Parameters of the self_protection pack (config.NAME); SelfProtection
+// fills them from a running configuration.
+const (
+	paramSPPaths    = "self_protection_paths"
+	paramSPCwd      = "self_protection_cwd"
+	paramSPAdmin    = "self_protection_admin"
+	paramSPPids     = "self_protection_pids"
+	paramSPNames    = "self_protection_names"
+	paramSPCmdlines = "self_protection_cmdlines"
+	paramSPUnits    = "self_protection_units"
+)
+
+// SelfProtection describes what the self_protection pack protects: the
+// harness's own files, addresses and process. Params turns it into the
+// pack's parameters.
+type SelfProtection struct {
+	// Paths are the harness's files and directories: data directory,
+	// configuration, policy files, descriptor, credentials, TLS files,
+	// socket paths. Relative paths are taken relative to Cwd.
+	Paths []string
+	// Cwd is the harness's working directory, against which relative paths
+	// of the configuration and of events without a cwd are resolved.
+	Cwd string
+	// AdminAddrs are the admin API's addresses (http://HOST:PORT or
+	// HOST:PORT).
+	AdminAddrs []string
+	// PIDs are the harness's process id and process group id.
+	PIDs []int
+	// Names are the harness's process names (ahp and the executable's
+	// name).
+	Names []string
+	// Cmdlines are the harness's command lines, as pkill -f sees them.
+	Cmdlines []string
+	// Units are the systemd units the harness runs as.
+	Units []string
+}
+
+// Params returns the pack parameters for sp. Each path is listed as given
+// (made absolute) and, when it differs, as its real path with symbolic
+// links resolved, so that both spellings are recognised.
+func (sp SelfProtection) Params() map[string]any {
+	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range sp.Paths {
+		if p == "" {
+			continue
+		}
+		abs := absAgainst(expandHome(p), sp.Cwd)
+		add(abs)
+		add(realPath(abs))
+	}
+	pids := make([]string, 0, len(sp.PIDs))
+	for _, pid := range sp.PIDs {
+		if pid > 0 {
+			pids = append(pids, itoa(pid))
+		}
+	}
+	names := append([]string{"ahp"}, sp.Names...)
+	cmdlines := append([]string{"ahp serve"}, sp.Cmdlines...)
+	units := append([]string{"ahp", "ahp.service"}, sp.Units...)
+	return map[string]any{
+		paramSPPaths:    nonNil(paths),
+		paramSPCwd:      sp.Cwd,
+		paramSPAdmin:    nonNil(sp.AdminAddrs),
+		paramSPPids:     nonNil(pids),
+		paramSPNames:    dedupe(names),
+		paramSPCmdlines: dedupe(cmdlines),
+		paramSPUnits:    dedupe(units),
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func dedupe(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, s := range in {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// guard is the self_protection configuration of one policy set, read from
+// its parameters.
+type guard struct {
+	paths    [][]string // protected paths, as cleaned components
+	cwd      string
+	home     string
+	admin    []hostPort
+	pids     map[string]bool
+	names    []string
+	cmdlines []string
+	units    []string
+}
+
+type hostPort struct{ host, port string }
+
+// guardCache holds the guard of the configuration last seen. The cached
+// value keeps its configuration alive, so a pointer comparison is sound.
+type guardCache struct {
+	config ref.Val
+	g      *guard
+}
+
+var lastGuard atomic.Pointer[guardCache]
+
+// guardFor returns the guard of a set's configuration, parsed once per
+// configuration in the common case.
+func guardFor(config ref.Val) *guard {
+	if c := lastGuard.Load(); c != nil && samePointer(c.config, config) {
+		return c.g
+	}
+	g := parseGuard(config)
+	if reflect.ValueOf(config).Kind() == reflect.Pointer {
+		lastGuard.Store(&guardCache{config: config, g: g})
+	}
+	return g
+}
+
+func samePointer(a, b ref.Val) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer &&
+		va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
+}
+
+func parseGuard(config ref.Val) *guard {
+	g := &guard{pids: map[string]bool{}}
+	g.home, _ = os.UserHomeDir()
+	m, ok := config.(traits.Mapper)
+	if !ok {
+		return g
+	}
+	list := func(name string) []string {
+		v, found := m.Find(types.String(name))
+		if !found {
+			return nil
+		}
+		return stringsOf(v)
+	}
+	if cwd := list(paramSPCwd); len(cwd) == 1 && filepath.IsAbs(cwd[0]) {
+		g.cwd = filepath.Clean(cwd[0])
+	}
+	for _, p := range list(paramSPPaths) {
+		p = absAgainst(expandHomeWith(p, g.home), g.cwd)
+		if filepath.IsAbs(p) {
+			g.paths = append(g.paths, components(p))
+		}
+	}
+	for _, a := range list(paramSPAdmin) {
+		if hp, ok := parseHostPort(a); ok {
+			g.admin = append(g.admin, hp)
+		}
+	}
+	for _, pid := range list(paramSPPids) {
+		g.pids[strings.TrimSpace(pid)] = true
+	}
+	g.names = list(paramSPNames)
+	g.cmdlines = list(paramSPCmdlines)
+	g.units = list(paramSPUnits)
+	return g
+}
+
+// selfProtectionFunctions are the CEL functions of the self_protection
+// pack. Each takes the payload and the configuration (config).
+func selfProtectionFunctions() []cel.EnvOption {
+	fn := func(name string, check func(*spAction) bool) cel.EnvOption {
+		return cel.Function(name, cel.Overload(name+"_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.BoolType,
+			cel.BinaryBinding(func(payload, config ref.Val) ref.Val {
+				return types.Bool(check(readAction(payload, guardFor(config))))
+			})))
+	}
+	return []cel.EnvOption{
+		fn("touches_harness_files", (*spAction).touchesHarnessFiles),
+		fn("changes_agent_hooks", (*spAction).changesAgentHooks),
+		fn("runs_harness_admin", (*spAction).runsHarnessAdmin),
+		fn("calls_harness_admin_api", (*spAction).callsAdminAPI),
+		fn("stops_harness", (*spAction).stopsHarness),
+	}
+}
+
+// expandHome replaces a leading ~ with the home directory.
+func expandHome(p string) string {
+	home, _ := os.UserHomeDir()
+	return expandHomeWith(p, home)
+}
+
+func expandHomeWith(p, home string) string {
+	for _, v := range []string{"${HOME}", "$HOME"} {
+		if p == v || strings.HasPrefix(p, v+"/") {
+			p = "~" + p[len(v):]
+		}
+	}
+	if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		return home + p[1:]
+	}
+	return p
+}
+
+// absAgainst makes p absolute against dir (when dir is known) and cleans it.
+func absAgainst(p, dir string) string {
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		if dir == "" {
+			return p
+		}
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// realPath resolves the symbolic links of an absolute path on this machine.
+// A path that does not exist (yet) keeps its missing tail after its longest
+// existing, resolved prefix.
+func realPath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	rest := ""
+	cur := p
+	for range 64 {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		}
+		dir, base := filepath.Split(cur)
+		dir = filepath.Clean(dir)
+		if dir == cur {
+			break
+		}
+		if rest == "" {
+			rest = base
+		} else {
+			rest = base + "/" + rest
+		}
+		cur = dir
+	}
+	return p
+}
+
+// components splits a clean absolute path into its names ("/" is none).
+func components(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
