@@ -79,6 +79,7 @@ func TestTargetTypes(t *testing.T) {
 		{`where is "rate limiter" handled?`, "rate limiter", TargetConcept},
 		{"where is `limiter` handled?", "limiter", TargetSymbol},
 		{"give me an overview of the codebase", "codebase", TargetWorkspace},
+		{"why did it fail?", "", ""}, // a pronoun and a verb name nothing
 	}
 	for _, c := range cases {
 		r := Detect(c.prompt, "")

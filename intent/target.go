@@ -136,6 +136,9 @@ func (a *analysis) clean(idx []int) (Target, []int) {
 	for len(p) >= 3 && lx.relational[norm(p[0])] && lx.relPreps[norm(p[1])] {
 		p = a.dropLead(p[2:])
 	}
+	if len(p) == 1 && lx.cut[norm(p[0])] && a.codeType(p[0]) == "" {
+		return Target{}, nil // a lone verb is not a target: "why did it fail"
+	}
 	for j := 1; j < len(p); j++ {
 		w := norm(p[j])
 		if a.codeType(p[j]) != "" {
