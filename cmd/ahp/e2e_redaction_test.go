@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ahp-go/ahp/client"
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/redact"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// liveSecrets are sent to a running harness by TestRedactionEndToEnd: one
+// of every built-in detector kind, a value at an operator-defined field
+// path and one at a descriptor field declared redact: true.
+var liveSecrets = map[string]string{
+	"github_token":   "ghp_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8",
+	"aws_access_key": "AKIAZZZZEXAMPLE12345",
+	"aws_secret_key": "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy",
+	"private_key":    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+	"slack_token":    "xoxp-9876543210-zyxwvutsrqpo",
+	"slack_webhook":  "T11111111/B22222222/YYYYYYYYYYYYYYYYYYYYYYYY",
+	"google_api_key": "AIzaSyZ9876543210zyxwvutsrqponmlkjihgfe",
+	"stripe_key":     "sk_live_9876543210zyxwvutsrqpo",
+	"api_key":        "p0o9i8u7y6t5r4e3w2q1",
+	"operator_field": "correct-horse-battery-staple",
+	"descriptor":     "078-05-1120-hidden",
+}
+
+func secretList() []string {
+	out := make([]string, 0, len(liveSecrets))
+	for _, s := range liveSecrets {
+		out = append(out, s)
+	}
+	return out
+}
+
+const redactionDescriptor = `descriptor_version: aioc.agent_graph.v0
+runtime: {entry_agent: worker}
+tools:
+  bash: {target: "t://bash"}
+  http: {target: "t://http"}
+context:
+  fields:
+    "customer.ssn": {type: string, redact: true}
+agents:
+  worker:
+    tools: [bash, http]
+`
+
+// TestRedactionEndToEnd sends secrets of every detector kind, an
+// operator-defined field and a descriptor redact field through pre_action
+// arguments, pre_prompt, post_action results, envelope metadata, an
+// escalation waiting for approval, a memory_recall query and an ahp/query
+// to ahp serve, then reads the raw bytes of every file in the data
+// directory (database, WAL, shared memory, while the harness runs and after
+// it stopped), the export and the log (at debug level): no secret appears
+// anywhere, and the same secret has the same fingerprint in every record.
+// Replay of the redacted records decides as the harness did live.
+func TestRedactionEndToEnd(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	sock := filepath.Join(dir, "h.sock")
+	cfg := filepath.Join(dir, "ahp.yaml")
+	desc := filepath.Join(dir, "harness.yaml")
+	if err := os.WriteFile(desc, []byte(redactionDescriptor), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("data_dir: "+data+"\ndescriptor: "+desc+`
+redaction:
+  fields: [arguments.password]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(bin, "serve", "--config", cfg, "--listen", "unix:"+sock, "--log-level", "debug", "--admin", "off")
+	srv.Dir = dir
+	logs := &syncBuffer{}
+	srv.Stderr, srv.Stdout = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = srv.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- srv.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = srv.Process.Kill()
+			t.Error("serve did not stop on SIGINT")
+		}
+	}
+	defer stop()
+	deadline := time.Now().Add(20 * time.Second)
+	for !accepting(sock) {
+		if time.Now().After(deadline) {
+			t.Fatalf("harness never accepted; log: %s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	dial := func() *client.Client {
+		c, err := client.Dial(ctx, "unix:"+sock, transport.DialOptions{}, client.Options{SessionID: "redact-s", AgentID: "worker", Timeout: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Handshake(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := dial()
+	defer c.Close()
+	send := func(typ protocol.EventType, payload string, meta string) protocol.Decision {
+		t.Helper()
+		ev, err := c.NewEvent(typ, json.RawMessage(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta != "" {
+			ev.Metadata = json.RawMessage(meta)
+		}
+		d, err := c.SendEvent(ctx, ev)
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		return d
+	}
+	s := liveSecrets
+	privateKey := `-----BEGIN RSA PRIVATE KEY-----\n` + s["private_key"] + `\n-----END RSA PRIVATE KEY-----`
+
+	// pre_action arguments: a token, and an operator-defined field.
+	d := send(protocol.EventPreAction, `{"tool_name":"bash","arguments":{"command":"curl -H 'Authorization: token `+s["github_token"]+`' https://api.github.com","password":"`+s["operator_field"]+`"}}`, "")
+	if d.Kind != protocol.DecisionBlock {
+		t.Fatalf("token in arguments: %+v", d)
+	}
+	// More kinds in one tool call.
+	d = send(protocol.EventPreAction, `{"tool_name":"http","arguments":{"url":"https://hooks.slack.com/services/`+s["slack_webhook"]+`","headers":{"X":"`+s["slack_token"]+`"},"google":"`+s["google_api_key"]+`","stripe":"`+s["stripe_key"]+`","body":"api_key=`+s["api_key"]+`"}}`, "")
+	if d.Kind != protocol.DecisionBlock {
+		t.Fatalf("secrets in http arguments: %+v", d)
+	}
+	// pre_prompt: an AWS key pair.
+	d = send(protocol.EventPrePrompt, `{"prompt":"use `+s["aws_access_key"]+` with aws_secret_access_key=`+s["aws_secret_key"]+`"}`, "")
+	if d.Kind != protocol.DecisionBlock {
+		t.Fatalf("AWS pair in prompt: %+v", d)
+	}
+	// pre_prompt: a private key.
+	d = send(protocol.EventPrePrompt, `{"prompt":"here: `+privateKey+`"}`, "")
+	if d.Kind != protocol.DecisionBlock {
+		t.Fatalf("private key in prompt: %+v", d)
+	}
+	// Envelope metadata (not looked at by the secrets rules): a token and the
+	// descriptor's redact field.
+	d = send(protocol.EventPreAction, `{"tool_name":"bash","arguments":{"command":"ls"}}`,
+		`{"customer":{"ssn":"`+s["descriptor"]+`"},"note":"`+s["slack_token"]+`"}`)
+	if d.Kind != protocol.DecisionAllow {
+		t.Fatalf("clean call with secrets in metadata: %+v", d)
+	}
+	// post_action result (a notification).
+	ev, _ := c.NewEvent(protocol.EventPostAction, json.RawMessage(`{"tool_name":"bash","result":"`+privateKey+`"}`))
+	if err := c.NotifyEvent(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	// memory_recall query (a typed event) and ahp/query.
+	rev, _ := c.NewEvent(protocol.EventMemoryRecall, json.RawMessage(`{"session_id":"redact-s","query":"`+s["github_token"]+`","memory_type":"fact","max_results":3,"working_directory":"."}`))
+	var md protocol.MemoryRecallDecision
+	if err := c.SendTyped(ctx, rev, &md); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Query(ctx, "lookup "+s["stripe_key"], json.RawMessage(`{"k":"`+s["api_key"]+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+
+	// An escalation waiting for approval, its metadata holding the token of
+	// the first call: the approval is stored while the agent waits.
+	ec := dial()
+	escDone := make(chan protocol.Decision, 1)
+	go func() {
+		ev, _ := ec.NewEvent(protocol.EventPreAction, json.RawMessage(`{"tool_name":"bash","arguments":{"command":"terraform apply -auto-approve"}}`))
+		ev.Metadata = json.RawMessage(`{"deploy_token":"` + s["github_token"] + `","customer":{"ssn":"` + s["descriptor"] + `"}}`)
+		d, _ := ec.SendEvent(ctx, ev)
+		escDone <- d
+	}()
+	waitFor(t, func() bool { return strings.Contains(logs.String(), "waiting for approval") })
+	time.Sleep(200 * time.Millisecond) // the pending approval is committed before the log line; leave margin
+
+	// While the harness runs: database, WAL and shared memory.
+	if l := leaks(secretList(), dirFiles(t, data)); len(l) > 0 {
+		t.Errorf("secrets in the data directory while the harness runs:\n%s", strings.Join(l, "\n"))
+	}
+	_ = ec.Close() // the waiting agent goes away: the approval expires, the record is written
+	select {
+	case <-escDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the escalation never ended")
+	}
+	waitFor(t, func() bool {
+		out, _ := exec.Command(bin, "audit", "query", "--data-dir", data, "--rule", "approvals.infrastructure_change", "--json").Output()
+		return strings.Contains(string(out), "deploy_token")
+	})
+	_ = c.Close()
+	stop()
+
+	export, err := exec.Command(bin, "audit", "export", "--data-dir", data).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := dirFiles(t, data)
+	blobs["export"] = export
+	blobs["log"] = []byte(logs.String())
+	if l := leaks(secretList(), blobs); len(l) > 0 {
+		t.Errorf("secrets left after the run:\n%s", strings.Join(l, "\n"))
+	}
+	for _, want := range []string{`"redacted":["field","github_token"]`, `"redacted":["aws_access_key","aws_secret_key"]`, `"redacted":["private_key"]`} {
+		if !strings.Contains(string(export), want) {
+			t.Errorf("export lacks %s", want)
+		}
+	}
+
+	// Fingerprints: the token of the first call, the memory_recall query and
+	// the escalation's metadata is one secret with one fingerprint, the one
+	// the data directory's key gives.
+	key, err := redact.LoadKey(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red, err := redact.New(redact.Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "[REDACTED:github_token:" + red.Fingerprint(s["github_token"]) + "]"
+	var where []string
+	for _, line := range strings.Split(strings.TrimSpace(string(export)), "\n") {
+		if strings.Contains(line, marker) {
+			var r struct {
+				EventType string `json:"event_type"`
+			}
+			_ = json.Unmarshal([]byte(line), &r)
+			where = append(where, r.EventType)
+		}
+	}
+	if strings.Join(where, ",") != "pre_action,memory_recall,pre_action" {
+		t.Errorf("%s found in %v; want the first call, the memory_recall and the escalation", marker, where)
+	}
+	all := regexp.MustCompile(`\[REDACTED:github_token:([0-9a-f]{8})\]`).FindAllStringSubmatch(string(export), -1)
+	for _, m := range all {
+		if "[REDACTED:github_token:"+m[1]+"]" != marker {
+			t.Errorf("the same token has another fingerprint: %s", m[0])
+		}
+	}
+	if n := strings.Count(string(export), "[REDACTED:slack_token:"+red.Fingerprint(s["slack_token"])+"]"); n != 2 {
+		t.Errorf("slack token marker appears %d times, want 2 (arguments and metadata)", n)
+	}
+
+	// Replay: the redacted records decide as they did live.
+	empty := filepath.Join(dir, "empty.yaml")
+	if err := os.WriteFile(empty, []byte("rules: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "replay", "--data-dir", data, "--policy", empty, "--strict", "--fail-on-change").CombinedOutput()
+	if err != nil {
+		t.Errorf("replay of the redacted records changed decisions: %v\n%s", err, out)
+	}
+}
