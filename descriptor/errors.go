@@ -63,6 +63,16 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
+// aiocError is a message worded exactly as aioc words it: a whole
+// sentence, with its final period, so that a descriptor refused by both
+// loaders reads the same in both.
+type aiocError string
+
+func (e aiocError) Error() string { return string(e) }
+
+// aiocf formats an aiocError.
+func aiocf(format string, args ...any) error { return aiocError(fmt.Sprintf(format, args...)) }
+
 // problems accumulates Problems while a descriptor is checked.
 type problems struct {
 	list []*Problem

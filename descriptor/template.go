@@ -109,13 +109,13 @@ func normalizePath(p, label string) (string, error) {
 		}
 		for _, c := range seg {
 			if !(c == '_' || c == '-' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')) {
-				return "", fmt.Errorf("%s contains invalid segment %q.", label, seg)
+				return "", aiocf("%s contains invalid segment %q.", label, seg)
 			}
 		}
 		segs = append(segs, seg)
 	}
 	if len(segs) == 0 {
-		return "", fmt.Errorf("%s cannot be empty.", label)
+		return "", aiocf("%s cannot be empty.", label)
 	}
 	return strings.Join(segs, "."), nil
 }

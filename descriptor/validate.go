@@ -148,11 +148,11 @@ func (d *Descriptor) checkGate(raw, label, where string, ps *problems) string {
 	}
 	r, ok := d.refs[path]
 	if !ok {
-		ps.add("", "%s references undeclared context path %q.%s", label, path, d.exactHint(path))
+		ps.addErr("", aiocf("%s references undeclared context path %q.%s", label, path, d.exactHint(path)))
 		return path
 	}
 	if r.Type != "boolean" {
-		ps.add("", "%s context path %q must be declared with type %q.", label, path, "boolean")
+		ps.addErr("", aiocf("%s context path %q must be declared with type %q.", label, path, "boolean"))
 	}
 	return path
 }

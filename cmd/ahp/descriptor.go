@@ -92,7 +92,9 @@ func newDescriptorHashCmd(o *descriptorOpts) *cobra.Command {
 		Long: `Load and check FILE, then print its hash: "sha256:" and the hex SHA-256 of the
 canonical JSON (RFC 8785) of the materialized descriptor, that is with
 instruction files and sequences replaced by their content. The same content
-gives the same hash whatever its key order and whether it is YAML or JSON.
+gives the same hash whatever its key order and whether it is YAML or JSON,
+and the same hash as the aioc 0.2.8 reference loader (YAML read with js-yaml
+4's default schema; see docs/descriptor.md for the compatibility notes).
 
 With --canonical, print the canonical JSON itself instead.`,
 		Args: cobra.ExactArgs(1),
