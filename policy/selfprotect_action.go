@@ -376,6 +376,9 @@ func (a *spAction) touchesHarnessFiles() bool {
 
 func (a *spAction) hitsProtected(p spPath) bool {
 	pc := components(p.abs)
+	if len(pc) == 0 && !p.glob {
+		return false // all of /: the destructive_shell pack's business
+	}
 	for _, prot := range a.g.paths {
 		under, above := relate(pc, prot, p.glob)
 		if under || (above && p.destroy) {

@@ -59,7 +59,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	netFlags.reg = reg // network listeners count their refusals here
 
-	popts := policy.Options{Packs: c.Policy.Packs, Params: c.Policy.Params, Registerer: reg}
+	popts := policy.Options{Packs: c.Policy.Packs, Params: policyParams(log, c, o.configFile), Registerer: reg}
 	if c.Policy.Default == "block" {
 		popts.Default = protocol.DecisionBlock
 	}
@@ -133,6 +133,10 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 		return nil, err
 	}
 	hs := &harnessSet{handler: h, h: h, engine: engine, db: db, reg: reg, log: log, o: o}
+	if err := hs.recordStart(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	hs.reload = func() error {
 		srcs, err := policy.ReadFiles(c.Policy.Files...)
 		if err == nil {
@@ -149,7 +153,8 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	return hs, nil
 }
 
-// close stops the admin API and closes the store (flushing what it holds).
+// close stops the admin API, writes the final audit record and closes the
+// store (flushing what it holds).
 func (hs *harnessSet) close() {
 	if hs.db == nil {
 		return
@@ -160,6 +165,7 @@ func (hs *harnessSet) close() {
 		cancel()
 		hs.adminWG.Wait()
 	}
+	hs.recordStop("orderly shutdown")
 	if err := hs.db.Close(); err != nil {
 		hs.log.Error("closing the store", "error", err)
 	}

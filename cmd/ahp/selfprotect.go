@@ -1,0 +1,88 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ahp-go/ahp/admin"
+	"github.com/ahp-go/ahp/config"
+	"github.com/ahp-go/ahp/policy"
+)
+
+// selfProtectionPack is the built-in pack that keeps agents from switching
+// the harness off.
+const selfProtectionPack = "self_protection"
+
+// harnessFiles lists the files and directories of a running harness: what
+// the self_protection pack guards and what ahp doctor checks. Relative
+// paths are as configured.
+func harnessFiles(c config.Config, configFile string) []string {
+	files := []string{c.DataDir, filepath.Join(c.DataDir, admin.TokenFile)}
+	if configFile != "" {
+		files = append(files, configFile)
+	}
+	files = append(files, c.Policy.Files...)
+	for _, f := range []string{c.Descriptor, c.Auth.Credentials, c.Auth.TLSCert, c.Auth.TLSKey, c.Auth.ClientCA} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	for _, l := range c.Listen {
+		if p, ok := strings.CutPrefix(l, "unix:"); ok && p != "" {
+			files = append(files, p)
+		}
+	}
+	return files
+}
+
+// selfProtection describes the running harness for the self_protection
+// pack: its files, admin address, process and names.
+func selfProtection(c config.Config, configFile string) policy.SelfProtection {
+	cwd, _ := os.Getwd()
+	sp := policy.SelfProtection{
+		Paths:    harnessFiles(c, configFile),
+		Cwd:      cwd,
+		PIDs:     []int{os.Getpid()},
+		Cmdlines: []string{strings.Join(os.Args, " ")},
+	}
+	if c.Admin != "" {
+		sp.AdminAddrs = []string{c.Admin}
+	}
+	if exe, err := os.Executable(); err == nil {
+		sp.Names = append(sp.Names, filepath.Base(exe))
+	}
+	return sp
+}
+
+// policyParams returns the policy parameters of the configuration with the
+// self_protection parameters of this harness added. Lists an operator
+// gave for the same parameters are kept after the harness's own.
+func policyParams(log *slog.Logger, c config.Config, configFile string) map[string]any {
+	out := make(map[string]any, len(c.Policy.Params)+8)
+	for k, v := range c.Policy.Params {
+		out[k] = v
+	}
+	on, set := c.Policy.Packs[selfProtectionPack]
+	if set && !on {
+		log.Warn("the self_protection pack is off (policy.packs.self_protection: false): a supervised agent can read the admin token, rewrite the policy, stop the harness or remove its hooks; see docs/security.md")
+		return out
+	}
+	for k, v := range selfProtection(c, configFile).Params() {
+		mine, _ := v.([]string)
+		switch theirs := out[k].(type) {
+		case nil:
+			out[k] = v
+		case []any:
+			if mine != nil {
+				merged := make([]any, 0, len(mine)+len(theirs))
+				for _, s := range mine {
+					merged = append(merged, s)
+				}
+				out[k] = append(merged, theirs...)
+			}
+		}
+	}
+	return out
+}
