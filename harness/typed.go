@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ahp-go/ahp/intent"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/transport"
 )
@@ -78,11 +78,7 @@ func (h *Harness) HandleIntentDetection(ctx context.Context, ev *protocol.Event,
 	if ok, reason := c.blocked(); ok {
 		d = protocol.IntentDetectionDecision{Decision: "block", Reason: reason}
 	} else {
-		r := intent.Detect(p.Prompt, p.LanguageHint)
-		d = protocol.IntentDetectionDecision{Decision: "allow", DetectedIntent: r.Intent, Confidence: r.Confidence}
-		if r.Target.Name != "" {
-			d.TargetHints = &protocol.TargetHints{TargetType: r.Target.Type, TargetName: r.Target.Name}
-		}
+		d, _ = server.BaseHandler{}.HandleIntentDetection(ctx, ev, p)
 	}
 	return d, c.done(ctx, d, d.Decision)
 }

@@ -75,10 +75,15 @@ func (BaseHandler) HandleIdle(context.Context, *protocol.Event, *protocol.IdlePa
 	return protocol.IdleDecision{Decision: "allow"}, nil
 }
 
-// HandleIntentDetection classifies the prompt by keywords.
+// HandleIntentDetection detects the intent and its target with package
+// intent (phrase tables chosen by the payload's language_hint).
 func (BaseHandler) HandleIntentDetection(_ context.Context, _ *protocol.Event, p *protocol.IntentDetectionPayload) (protocol.IntentDetectionDecision, error) {
-	r := intent.Classify(p.Prompt)
-	return protocol.IntentDetectionDecision{Decision: "allow", DetectedIntent: r.Intent, Confidence: r.Confidence}, nil
+	r := intent.Detect(p.Prompt, p.LanguageHint)
+	d := protocol.IntentDetectionDecision{Decision: "allow", DetectedIntent: r.Intent, Confidence: r.Confidence}
+	if r.Target.Name != "" {
+		d.TargetHints = &protocol.TargetHints{TargetType: r.Target.Type, TargetName: r.Target.Name}
+	}
+	return d, nil
 }
 
 // HandleContextPerception injects nothing.

@@ -278,7 +278,7 @@ func TestTypedEventsDefaults(t *testing.T) {
 	p := startServer(t, &recorder{}, Options{})
 	cases := []struct{ typ, payload, want string }{
 		{"idle", `{"idle_duration_ms":5000,"idle_reason":"waiting"}`, `{"decision":"allow"}`},
-		{"intent_detection", `{"session_id":"s","prompt":"where is the config?","workspace":"/w"}`, `{"decision":"allow","detected_intent":"locate","confidence":0.6}`},
+		{"intent_detection", `{"session_id":"s","prompt":"where is the config?","workspace":"/w"}`, `{"decision":"allow","detected_intent":"locate","confidence":0.9,"target_hints":{"target_type":"concept","target_name":"config"}}`},
 		{"context_perception", `{"session_id":"s","intent":"locate","target":{"location":{"path":".","location_type":"workspace"}},"context":{"workspace":"/w"}}`, `{"decision":"allow","injected_context":{"facts":[]}}`},
 		{"memory_recall", `{"session_id":"s","query":"q","memory_type":"episodic","max_results":5,"working_directory":"/w"}`, `{"decision":"allow","injected_facts":[]}`},
 		{"planning", `{"session_id":"s","task_description":"t","available_strategies":[{"custom":"mine"},"none"]}`, `{"decision":"allow","selected_strategy":{"custom":"mine"}}`},
