@@ -200,3 +200,96 @@ func TestAiocMappingKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAiocOddContextPaths: field keys place defaults at their non-empty
+// segments, and placeholders, gates and references meet on the normalized
+// path, while the hash keeps every path as written (see odd_paths.yaml).
+func TestAiocOddContextPaths(t *testing.T) {
+	d, err := Load(filepath.Join("testdata", "aioc", "odd_paths.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.NewContext(ContextInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session, _ := ctx["session"].(map[string]any)
+	if session["channel"] != "web" {
+		t.Fatalf("session..channel default: %v", ctx)
+	}
+	// " profile . tier " as a field key is not trimmed (aioc's setPath does
+	// not trim), so profile.tier is supplied by the application.
+	ctx["profile"] = map[string]any{"tier": "gold"}
+	ctx["flags"] = map[string]any{"beta": true}
+	got, err := d.ResolveInstructions("a", ctx)
+	if want := "Tier gold on web.\n\nBeta on."; err != nil || got != want {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+	a, _ := d.Agent("a")
+	if parts := a.Instructions(); parts[1].Where != "flags.beta" {
+		t.Errorf("gate path = %q, want the normalized flags.beta", parts[1].Where)
+	}
+	var paths []string
+	for _, r := range d.ContextReferences() {
+		paths = append(paths, r.Path)
+	}
+	if want := []string{"flags.beta", "profile.tier", "session.channel"}; !slices.Equal(paths, want) {
+		t.Errorf("references = %q, want %q", paths, want)
+	}
+	// Two keys for one normalized path are ambiguous.
+	_, err = Parse([]byte("runtime: {entry_agent: a}\ncontext: {references: {a.b: true, \" a . b \": {type: string}}}\nagents: {a: {}}\n"), FormatYAML, "")
+	wantProblem(t, err, `declares the same path "a.b"`)
+}
+
+// TestAiocHandoffRules covers the Go API of gated handoffs.
+func TestAiocHandoffRules(t *testing.T) {
+	d, err := Load(filepath.Join("testdata", "aioc", "handoffs_gated.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, _ := d.Agent("router")
+	if got := router.Handoffs(); !slices.Equal(got, []string{"qna", "tutor"}) {
+		t.Errorf("Handoffs = %q", got)
+	}
+	if got := router.HandoffRules(); len(got) != 2 || got[0].Where != "" || got[1].Agent != "tutor" || got[1].Where != "state.kolbEnabled" {
+		t.Errorf("HandoffRules = %+v", got)
+	}
+	if !router.CanHandoffTo("tutor") || router.CanHandoffTo("router") {
+		t.Error("CanHandoffTo")
+	}
+	for _, tc := range []struct {
+		to      string
+		ctx     map[string]any
+		want    bool
+		wantErr string
+	}{
+		{"qna", nil, true, ""},
+		{"router", nil, false, ""},
+		{"tutor", map[string]any{"state": map[string]any{"kolbEnabled": true}}, true, ""},
+		{"tutor", map[string]any{"state": map[string]any{"kolbEnabled": false}}, false, ""},
+		{"tutor", map[string]any{}, false, "is missing"},
+		{"tutor", map[string]any{"state": map[string]any{"kolbEnabled": 1}}, false, "holds a number"},
+	} {
+		got, err := d.HandoffAllowed("router", tc.to, tc.ctx)
+		if got != tc.want || (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("router -> %s in %v: %v, %v; want %v, %q", tc.to, tc.ctx, got, err, tc.want, tc.wantErr)
+		}
+	}
+	if _, err := d.HandoffAllowed("ghost", "qna", nil); err == nil {
+		t.Error("unknown from agent accepted")
+	}
+	// Malformed handoff entries.
+	_, err = Parse([]byte(`
+runtime: {entry_agent: a}
+context: {references: {g: {type: boolean}}}
+agents:
+  a:
+    handoffs: [b, {agent: b}, {agent: ""}, {agent: b, wehre: {context: g}}, {agent: b, where: "g"}, 3]
+  b: {}
+`), FormatYAML, "")
+	wantProblem(t, err, `agent "a": handoffs[1]`, `"b" is listed twice`)
+	wantProblem(t, err, `agent "a": handoffs[2].agent`, "must be a non-empty string")
+	wantProblem(t, err, `agent "a": handoffs[3]`, `unknown key "wehre"`)
+	wantProblem(t, err, `agent "a": handoffs[4].where`, "must be an object")
+	wantProblem(t, err, `agent "a": handoffs[5]`, "must be a non-empty string or an object")
+}
