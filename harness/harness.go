@@ -161,7 +161,8 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 		res = h.evaluate(ev, peer)
 	}
 	// Decided: from here on only the redacted event is kept.
-	se := h.seal(ev, res.PayloadSecrets)
+	sv := h.seal(ev, res.PayloadSecrets)
+	se := &sv
 	d := res.Decision
 	var approvalErr string
 	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
@@ -241,7 +242,8 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 		h.opts.Supervisor.Observe(ev)
 	}
 	// Nothing is decided for a notification: what outlives it is redacted.
-	se := h.seal(ev, policy.SecretsUnknown)
+	sv := h.seal(ev, policy.SecretsUnknown)
+	se := &sv
 	if h.opts.Runs != nil && ev.EventType.RunContract() {
 		if err := h.opts.Runs.Observe(ctx, se.ev); err != nil {
 			h.log.Warn("run record not updated", "event_type", string(ev.EventType), "session_id", se.ev.SessionID, "error", se.text(err.Error()))

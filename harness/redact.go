@@ -21,9 +21,9 @@ type sealed struct {
 
 // seal redacts ev. scan is what the policy's secret detectors found in the
 // payload: a payload they scanned and found clean is not scanned again.
-func (h *Harness) seal(ev *protocol.Event, scan policy.SecretScan) *sealed {
+func (h *Harness) seal(ev *protocol.Event, scan policy.SecretScan) sealed {
 	rev, kinds := h.red.Event(ev, scan == policy.SecretsNone)
-	return &sealed{r: h.red, ev: rev, kinds: kinds}
+	return sealed{r: h.red, ev: rev, kinds: kinds}
 }
 
 // text redacts a string that goes with the event (a reason, an error).

@@ -21,12 +21,12 @@ var errNotRecorded = errors.New("harness could not record the decision (audit lo
 // typedCall is one typed event in progress: the policy's verdict on it and
 // what is needed to record the answer.
 type typedCall struct {
-	h     *Harness
-	ev    *protocol.Event
-	peer  transport.Info
-	start time.Time
-	res   policy.Result
-	se    *sealed // the event as it may be stored
+	h      *Harness
+	ev     *protocol.Event
+	peer   transport.Info
+	start  time.Time
+	res    policy.Result
+	sealed sealed // the event as it may be stored
 }
 
 // gate evaluates the policy for a typed event. Rules may target typed
@@ -35,7 +35,7 @@ type typedCall struct {
 func (h *Harness) gate(ctx context.Context, ev *protocol.Event) *typedCall {
 	peer := peerOf(ctx)
 	c := &typedCall{h: h, ev: ev, peer: peer, start: h.now(), res: h.evaluate(ev, peer)}
-	c.se = h.seal(ev, c.res.PayloadSecrets)
+	c.sealed = h.seal(ev, c.res.PayloadSecrets)
 	return c
 }
 
@@ -53,7 +53,7 @@ func (c *typedCall) done(ctx context.Context, d any, outcome string) error {
 	if c.res.Err != nil {
 		errText = c.res.Err.Error()
 	}
-	if err := c.h.record(ctx, c.se, c.peer, c.start, d, c.res.RuleID, errText); err != nil {
+	if err := c.h.record(ctx, &c.sealed, c.peer, c.start, d, c.res.RuleID, errText); err != nil {
 		c.h.log.Error("audit append failed: failing closed", "error", err, "event_type", string(c.ev.EventType))
 		return errNotRecorded
 	}
@@ -239,7 +239,7 @@ func (h *Harness) HandleConfirmation(ctx context.Context, ev *protocol.Event, p 
 			role = c.res.Approval.ApproverRole
 		}
 		reason := "confirmation (" + p.ConfirmationType.String() + "): " + p.Message
-		gd, _ := h.waitForHuman(ctx, c.se, c.peer, orText(c.res.RuleID, "confirmation"), reason, role, timeout, protocol.DecisionBlock)
+		gd, _ := h.waitForHuman(ctx, &c.sealed, c.peer, orText(c.res.RuleID, "confirmation"), reason, role, timeout, protocol.DecisionBlock)
 		var meta struct {
 			Status string `json:"approval_status"`
 		}

@@ -42,6 +42,46 @@ var builtin = []detector{
 		group: 1, valid: looksRandom},
 }
 
+// hintsByByte lists, for each byte (both ASCII cases), the hints of the
+// built-in detectors that start with it, so that one pass over a text tells
+// whether any detector can match it.
+var hintsByByte = func() (t [256][]string) {
+	for i := range builtin {
+		for _, h := range builtin[i].hint {
+			c := h[0]
+			t[c] = append(t[c], h)
+			if c >= 'a' && c <= 'z' {
+				t[c-'a'+'A'] = append(t[c-'a'+'A'], h)
+			}
+		}
+	}
+	return t
+}()
+
+// anyHint reports whether s holds the hint of some built-in detector:
+// when it does not, no built-in detector can match s.
+func anyHint[T ~string | ~[]byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		for _, h := range hintsByByte[s[i]] {
+			if len(s)-i >= len(h) && prefixFold(s[i:], h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prefixFold reports whether s starts with h (lower case), ignoring ASCII
+// case; len(s) >= len(h).
+func prefixFold[T ~string | ~[]byte](s T, h string) bool {
+	for j := 0; j < len(h); j++ {
+		if lower(s[j]) != h[j] {
+			return false
+		}
+	}
+	return true
+}
+
 // builtinKind reports whether kind is the kind of a built-in detector.
 func builtinKind(kind string) bool {
 	for i := range builtin {

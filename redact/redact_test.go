@@ -193,3 +193,48 @@ func TestKeyFile(t *testing.T) {
 		t.Fatalf("key file mode %v, %v", fi.Mode().Perm(), err)
 	}
 }
+
+// benchEvent is bench/loadgen's pre_action.
+var benchEvent = &protocol.Event{
+	EventType: "pre_action", SessionID: "bench-session", AgentID: "bench-agent", Timestamp: "2026-11-21T10:00:00.000Z",
+	Payload: json.RawMessage(`{"action_type":"tool_call","tool_name":"bash","arguments":{"command":"ls -la /workspace/project"}}`),
+}
+
+var benchDecision = json.RawMessage(`{"decision":"allow","metadata":{"policy_version":"sha256:30c5e065feafd659d2e4ebf444e45980bf386368ac689f9ce46b7d863dd99dd7"}}`)
+
+// BenchmarkSealClean is what the harness adds to a clean event whose
+// payload the secrets pack already scanned: the envelope strings and the
+// decision are checked, the payload is not.
+func BenchmarkSealClean(b *testing.B) {
+	r, _ := New(Options{Key: []byte("0123456789abcdef0123456789abcdef")})
+	b.ReportAllocs()
+	for b.Loop() {
+		ev, k := r.Event(benchEvent, true)
+		d, k2 := r.Decision(benchDecision)
+		if ev != benchEvent || !k.Empty() || !k2.Empty() || len(d) != len(benchDecision) {
+			b.Fatal("redacted a clean event")
+		}
+	}
+}
+
+// BenchmarkSealCleanUnscanned is the same event when no rule scanned the
+// payload (notifications, or the secrets pack off).
+func BenchmarkSealCleanUnscanned(b *testing.B) {
+	r, _ := New(Options{Key: []byte("0123456789abcdef0123456789abcdef")})
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Event(benchEvent, false)
+		r.Decision(benchDecision)
+	}
+}
+
+// BenchmarkSealSecret redacts one token in the payload.
+func BenchmarkSealSecret(b *testing.B) {
+	r, _ := New(Options{Key: []byte("0123456789abcdef0123456789abcdef")})
+	ev := *benchEvent
+	ev.Payload = json.RawMessage(`{"tool_name":"bash","arguments":{"command":"curl -H 'token ` + secrets["github_token"] + `' x"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Event(&ev, false)
+	}
+}

@@ -132,6 +132,9 @@ type span struct {
 // find returns the non-overlapping secrets in s, in order: built-in
 // detectors first, then the operator's.
 func (r *Redactor) find(s string) []span {
+	if len(r.patterns) == 0 && !anyHint(s) {
+		return nil
+	}
 	var out []span
 	add := func(d *detector) {
 		for _, m := range d.matches(s) {
@@ -207,23 +210,17 @@ func (r *Redactor) mayHold(raw []byte, paths [][]string) bool {
 	if len(r.patterns) > 0 || bytes.Contains(raw, []byte(`\u`)) {
 		return true
 	}
-	s := string(raw) // no copy: the compiler elides it for read-only use
 	if len(paths) > 0 {
 		if r.wild {
 			return true
 		}
 		for _, n := range r.names {
-			if strings.Contains(s, n) {
+			if bytes.Contains(raw, []byte(n)) {
 				return true
 			}
 		}
 	}
-	for i := range builtin {
-		if hasHint(s, builtin[i].hint) {
-			return true
-		}
-	}
-	return false
+	return anyHint(raw)
 }
 
 // JSON returns raw with every secret inside its strings replaced, and the
@@ -336,39 +333,40 @@ func (r *Redactor) walk(v any, paths [][]string, k *Kinds) (any, bool) {
 // is then scanned only for the operator's paths and patterns.
 func (r *Redactor) Event(ev *protocol.Event, payloadClean bool) (*protocol.Event, Kinds) {
 	var k Kinds
-	out := *ev
-	changed := false
-	str := func(s *string) {
-		if ns, kk := r.String(*s); !kk.Empty() {
-			*s, changed = ns, true
-			k.Merge(kk)
+	out := ev // copied on the first change
+	edit := func(kk Kinds) *protocol.Event {
+		if out == ev {
+			cp := *ev
+			out = &cp
 		}
+		k.Merge(kk)
+		return out
 	}
-	str(&out.SessionID)
-	str(&out.AgentID)
-	str(&out.Timestamp)
+	if ns, kk := r.String(ev.SessionID); !kk.Empty() {
+		edit(kk).SessionID = ns
+	}
+	if ns, kk := r.String(ev.AgentID); !kk.Empty() {
+		edit(kk).AgentID = ns
+	}
+	if ns, kk := r.String(ev.Timestamp); !kk.Empty() {
+		edit(kk).Timestamp = ns
+	}
 	if !payloadClean || len(r.patterns) > 0 || len(r.payload) > 0 {
 		if p, kk := r.doc(ev.Payload, r.payload); !kk.Empty() {
-			out.Payload, changed = p, true
-			k.Merge(kk)
+			edit(kk).Payload = p
 		}
 	}
 	if len(ev.Metadata) > 0 {
 		if m, kk := r.doc(ev.Metadata, r.metadata); !kk.Empty() {
-			out.Metadata, changed = m, true
-			k.Merge(kk)
+			edit(kk).Metadata = m
 		}
 	}
 	if ev.Context != nil {
 		if c, kk, err := r.eventContext(ev.Context); err != nil || !kk.Empty() {
-			out.Context, changed = c, true
-			k.Merge(kk)
+			edit(kk).Context = c
 		}
 	}
-	if !changed {
-		return ev, k
-	}
-	return &out, k
+	return out, k
 }
 
 // eventContext redacts an envelope context through its JSON form. A
