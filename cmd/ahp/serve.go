@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,6 +80,7 @@ type serveOptions struct {
 	cpuProfile      string
 	protocolOnly    bool
 	auditMaxBatch   int
+	socketMode      string
 
 	cfg           config.Config // the effective configuration
 	adminExplicit bool          // the admin address was chosen, not defaulted
@@ -145,6 +147,7 @@ http://127.0.0.1:7700. See --print-config for every setting.`,
 	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
 	_ = f.MarkHidden("cpuprofile")
+	f.StringVar(&o.socketMode, "socket-mode", "0600", "permissions of unix: sockets; 0660 lets the socket's group connect (agents running as their own user)")
 	f.IntVar(&o.auditMaxBatch, "audit-max-batch", 0, "most audit records per group commit (default 256; 1 disables group commit, for measuring its effect)")
 	_ = f.MarkHidden("audit-max-batch")
 	f.BoolVar(&o.protocolOnly, "protocol-only", false, "decide with the built-in baseline only: no policy engine, no audit log (for measuring the protocol layer)")
@@ -264,9 +267,19 @@ func serveUnix(ctx context.Context, env *serveEnv, _, target string, ready func(
 	if target == "" {
 		return errors.New("--listen unix: needs a path, as in unix:/run/ahp.sock")
 	}
+	mode, err := strconv.ParseUint(env.opts.socketMode, 8, 32)
+	if err != nil || mode&^0o660 != 0 {
+		return fmt.Errorf("--socket-mode %q: want 0600 or 0660 (octal)", env.opts.socketMode)
+	}
 	l, err := transport.ListenUnix(target, env.opts.maxMessageBytes)
 	if err != nil {
 		return err
+	}
+	if mode != 0o600 {
+		if err := os.Chmod(target, os.FileMode(mode)); err != nil {
+			_ = l.Close()
+			return fmt.Errorf("--socket-mode: %w", err)
+		}
 	}
 	shown := target
 	if !filepath.IsAbs(shown) && !strings.HasPrefix(shown, ".") {
