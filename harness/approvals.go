@@ -98,6 +98,7 @@ func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.I
 	}
 	w := &waiter{ch: make(chan store.Approval, 1), agent: principalID(peer), approverRole: role}
 	h.approvals.add(a.ID, w)
+	h.observeApproval(*a)
 	h.met.pendingChanged(1)
 	defer func() {
 		h.approvals.remove(a.ID)
@@ -133,6 +134,7 @@ func (h *Harness) expire(id, why string) store.Approval {
 		h.log.Error("approval could not be expired", "approval_id", id, "error", err)
 		return store.Approval{ID: id, Status: store.ApprovalExpired, DecisionReason: why}
 	}
+	h.observeApproval(a)
 	return a
 }
 
@@ -209,6 +211,7 @@ func (h *Harness) Decide(ctx context.Context, id string, approve bool, p *transp
 		return a, err
 	}
 	h.log.Info("approval decided", "approval_id", id, "status", string(status), "by", p.ID)
+	h.observeApproval(a)
 	if w != nil {
 		select {
 		case w.ch <- a:

@@ -50,6 +50,8 @@ func (h *Harness) HandleHandshake(ctx context.Context, req *protocol.HandshakeRe
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
 		h.log.Error("audit append failed for a handshake", "error", err)
+	} else {
+		h.observeRecord(rec)
 	}
 	return nil
 }

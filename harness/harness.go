@@ -56,6 +56,9 @@ type Options struct {
 	// Redactor with the built-in detectors and a key made for this process
 	// is used (fingerprints then differ between runs).
 	Redactor *redact.Redactor
+	// Observer, when set, is told of every audit record and approval as
+	// it is stored (redacted, as stored).
+	Observer Observer
 	// Logger receives the harness's log lines (discarded when nil).
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -222,7 +225,11 @@ func (h *Harness) record(ctx context.Context, se *sealed, peer transport.Info, s
 	}
 	// The agent may have gone away; the record is still owed to the audit
 	// log, so it is not tied to the request's context.
-	return h.opts.Store.Audit().Append(context.WithoutCancel(ctx), rec)
+	if err := h.opts.Store.Audit().Append(context.WithoutCancel(ctx), rec); err != nil {
+		return err
+	}
+	h.observeRecord(rec)
+	return nil
 }
 
 // decisionTag returns the "decision" member of a decision's JSON.
@@ -261,6 +268,8 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
 		h.log.Error("audit append failed for a notification", "error", err, "event_type", string(ev.EventType))
+	} else {
+		h.observeRecord(rec)
 	}
 	h.met.notified(ev.EventType)
 }
@@ -289,6 +298,8 @@ func (h *Harness) EventRejected(ctx context.Context, raw []byte, reason string) 
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
 		h.log.Error("audit append failed for a rejected event", "error", err)
+	} else {
+		h.observeRecord(rec)
 	}
 	h.met.rejected()
 }
