@@ -37,6 +37,7 @@ type rule struct {
 	decision protocol.Decision // the outcome, with reason and metadata
 	failed   protocol.Decision // the fail-closed block for this rule
 	approval *ApprovalSpec
+	shadow   bool // evaluated and reported, never deciding (mode: shadow)
 }
 
 // severity orders decisions for deny-overrides among rules of the same
@@ -82,7 +83,8 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 		Params  map[string]any `json:"params"`
 		Default string         `json:"default"`
 		Reason  string         `json:"reason"`
-	}{params, string(def), opts.DefaultReason})
+		Mode    Mode           `json:"mode,omitempty"`
+	}{params, string(def), opts.DefaultReason, shadowMode(opts.Mode, ps)})
 	if err != nil {
 		ps.add("", 0, "", "params: %v", err)
 	}
@@ -136,6 +138,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 		set.packs = append(set.packs, p.Name)
 	}
 	set.def = defaultResult(def, opts.DefaultReason, version)
+	set.applyMode(opts.Mode)
 	set.buildIndex()
 	return set, nil
 }
@@ -154,7 +157,7 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, ps *problems) *rule 
 	r := &rule{
 		id: s.id, pack: s.pack, file: s.file, line: s.line, priority: s.priority, order: s.order,
 		severity: severityOf(s.outcome.kind), eventTypes: s.eventTypes, tools: s.tools, agents: s.agents,
-		depthMin: s.depthMin, depthMax: s.depthMax, approval: s.outcome.approval,
+		depthMin: s.depthMin, depthMax: s.depthMax, approval: s.outcome.approval, shadow: s.shadow,
 	}
 	ok := true
 	if s.condition != nil {

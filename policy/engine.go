@@ -101,6 +101,7 @@ type metrics struct {
 	loadsOK    prometheus.Counter
 	loadsError prometheus.Counter
 	ruleCount  prometheus.Gauge
+	shadow     *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -120,7 +121,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		Name: "ahp_policy_rules",
 		Help: "Rules in the active policy set, packs included.",
 	})
-	for _, c := range []prometheus.Collector{decisions, evalErrors, loads, ruleCount} {
+	shadow := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ahp_shadow_decisions_total",
+		Help: "What shadow rules would have decided, by rule and decision; never the decision returned.",
+	}, []string{"rule", "decision"})
+	for _, c := range []prometheus.Collector{decisions, evalErrors, loads, ruleCount, shadow} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -131,6 +136,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		loadsOK:    loads.WithLabelValues("ok"),
 		loadsError: loads.WithLabelValues("error"),
 		ruleCount:  ruleCount,
+		shadow:     shadow,
 	}
 	for _, k := range []protocol.DecisionKind{protocol.DecisionAllow, protocol.DecisionBlock,
 		protocol.DecisionModify, protocol.DecisionDefer, protocol.DecisionEscalate} {
@@ -148,6 +154,9 @@ func (m *metrics) decision(r *Result) {
 	}
 	if r.Err != nil {
 		m.evalErrors.Inc()
+	}
+	for i := range r.Shadow {
+		m.shadow.WithLabelValues(r.Shadow[i].RuleID, string(r.Shadow[i].Decision)).Inc()
 	}
 }
 

@@ -24,13 +24,33 @@ type bucket struct {
 	noTool []*rule
 }
 
-// buildIndex fills the per-event-type buckets.
+// buildIndex fills the per-event-type buckets: the enforced rules decide,
+// the shadow rules have buckets of their own.
 func (s *Set) buildIndex() {
-	s.index = make(map[protocol.EventType]*bucket, len(protocol.AllEventTypes))
-	for _, t := range protocol.AllEventTypes {
-		s.index[t] = newBucket(s.rules, func(r *rule) bool { return r.appliesToType(t) })
+	var enforced, shadow []*rule
+	for _, r := range s.rules {
+		if r.shadow {
+			shadow = append(shadow, r)
+		} else {
+			enforced = append(enforced, r)
+		}
 	}
-	s.anyType = newBucket(s.rules, func(r *rule) bool { return len(r.eventTypes) == 0 })
+	s.index, s.anyType = indexRules(enforced)
+	if len(shadow) > 0 {
+		if s.shadow == nil {
+			s.shadow = &shadowRules{}
+		}
+		s.shadow.index, s.shadow.anyType = indexRules(shadow)
+	}
+}
+
+// indexRules builds the buckets of rules, by event type.
+func indexRules(rules []*rule) (map[protocol.EventType]*bucket, *bucket) {
+	index := make(map[protocol.EventType]*bucket, len(protocol.AllEventTypes))
+	for _, t := range protocol.AllEventTypes {
+		index[t] = newBucket(rules, func(r *rule) bool { return r.appliesToType(t) })
+	}
+	return index, newBucket(rules, func(r *rule) bool { return len(r.eventTypes) == 0 })
 }
 
 func (r *rule) appliesToType(t protocol.EventType) bool {

@@ -60,6 +60,10 @@ type Result struct {
 	// Err is the evaluation error behind a fail-closed block, nil otherwise.
 	// It may quote parts of the event, so log it with care.
 	Err error
+	// Shadow lists what the shadow rules that matched would have decided
+	// (at most MaxShadowMatches, in priority order); nil when none did.
+	// They never change Decision.
+	Shadow []ShadowMatch
 }
 
 // ApprovalSpec says how to wait for a human on an escalate decision.

@@ -25,6 +25,11 @@ type Options struct {
 	// DefaultReason is the reason of a default block. Empty means
 	// "no policy rule allows this event".
 	DefaultReason string
+	// Mode is ModeEnforce (also the zero value) or ModeShadow, which puts
+	// every rule in shadow, packs included: the live decision is then
+	// always the allow default, and what the policy would have decided is
+	// reported in Result.Shadow.
+	Mode Mode
 	// Registerer, when set, receives the engine's metrics. Only NewEngine
 	// uses it.
 	Registerer prometheus.Registerer

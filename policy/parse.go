@@ -27,6 +27,7 @@ type ruleSpec struct {
 	depthMax    uint32
 	condition   *yaml.Node
 	outcome     outcomeSpec
+	shadow      bool // mode: shadow
 }
 
 // outcomeSpec is the outcome of a rule as written.
@@ -77,7 +78,7 @@ func parseRule(name, pack string, n *yaml.Node, ps *problems) *ruleSpec {
 		}
 	}
 	before := len(ps.list)
-	f := mapping(name, n, r.id, ps, "id", "description", "priority", "target", "condition", "outcome")
+	f := mapping(name, n, r.id, ps, "id", "description", "priority", "target", "condition", "outcome", "mode")
 	switch {
 	case f["id"] == nil:
 		ps.add(name, n.Line, "", "rule without an id")
@@ -95,6 +96,9 @@ func parseRule(name, pack string, n *yaml.Node, ps *problems) *ruleSpec {
 		if r.priority, err = scalarInt(v); err != nil {
 			ps.add(name, v.Line, r.id, "priority: %v", err)
 		}
+	}
+	if v := f["mode"]; v != nil {
+		r.shadow = parseMode(name, r.id, v, ps)
 	}
 	r.parseTarget(f["target"], ps)
 	if v := f["condition"]; v != nil {

@@ -29,6 +29,9 @@ type Set struct {
 	def     Result
 	index   map[protocol.EventType]*bucket
 	anyType *bucket
+	// shadow holds the shadow rules (mode: shadow, or every rule when the
+	// set is in shadow mode); nil when there are none.
+	shadow *shadowRules
 
 	// onEval, when set (tests only), is called before a rule's condition
 	// is evaluated.
@@ -60,7 +63,10 @@ func (s *Set) Evaluate(in *Input) Result {
 	c := ctxPool.Get().(*evalCtx)
 	c.set = s
 	c.in = *in
-	res := s.decide(c)
+	res, best := s.decide(c)
+	if s.shadow != nil {
+		res.Shadow = s.shadow.evaluate(c, &res, best)
+	}
 	if o, ok := c.payload.(*jsonObject); ok {
 		res.PayloadSecrets = o.secrets
 	}
@@ -69,7 +75,8 @@ func (s *Set) Evaluate(in *Input) Result {
 }
 
 // decide walks the candidate rules of the event (see Set for the order).
-func (s *Set) decide(c *evalCtx) Result {
+// It also returns the deciding rule (nil for the default outcome).
+func (s *Set) decide(c *evalCtx) (Result, *rule) {
 	b := s.index[c.in.Event.EventType]
 	if b == nil {
 		b = s.anyType
@@ -106,9 +113,9 @@ func (s *Set) decide(c *evalCtx) Result {
 		}
 	}
 	if best == nil {
-		return s.def
+		return s.def, nil
 	}
-	return best.result(c, bestErr)
+	return best.result(c, bestErr), best
 }
 
 // targets checks the parts of a rule's target the index did not settle.
