@@ -39,7 +39,7 @@ const redactChunk = 500
 // so that no copy of the old content is left in the file, it rebuilds the
 // full-text index of the facts, checkpoints and truncates the WAL, and
 // compacts the database (VACUUM); secure_delete is on, so freed pages are
-// zeroed too. It needs the write connection (not ReadOnly) and may run
+// zeroed too (secure_delete is ON while it runs). It needs the write connection (not ReadOnly) and may run
 // while a harness is using the database; VACUUM then waits for its writes.
 func (db *DB) Redact(ctx context.Context, rd Redaction) (RedactStats, error) {
 	var st RedactStats
@@ -49,6 +49,12 @@ func (db *DB) Redact(ctx context.Context, rd Redaction) (RedactStats, error) {
 	if err := db.checkOpen(); err != nil {
 		return st, err
 	}
+	// Overwritten content is zeroed wherever it was, freed pages included.
+	// The pragma holds for the one write connection.
+	if _, err := db.w.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
+		return st, fmt.Errorf("redact: secure_delete: %w", err)
+	}
+	defer db.w.ExecContext(context.WithoutCancel(ctx), `PRAGMA secure_delete = FAST`) //nolint:errcheck // back to the default of the connection
 	text := func(s *string, kinds *[]string) bool {
 		ns, k := rd.Text(*s)
 		if k == nil {
