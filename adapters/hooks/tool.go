@@ -36,14 +36,14 @@ type Kind int
 
 // The kinds of hook event.
 const (
-	KindUnknown      Kind = iota // not handled: answered with no opinion
-	KindPreTool                  // before a tool call: pre_action
-	KindPostTool                 // after a tool call: post_action
-	KindPrompt                   // a user prompt: pre_prompt
-	KindSessionStart             // session_start
-	KindSessionEnd               // session_end
-	KindStop                     // the agent finished a turn: post_response
-	KindSubagentStart            // a sub-agent started: session_start at depth 1
+	KindUnknown       Kind = iota // not handled: answered with no opinion
+	KindPreTool                   // before a tool call: pre_action
+	KindPostTool                  // after a tool call: post_action
+	KindPrompt                    // a user prompt: pre_prompt
+	KindSessionStart              // session_start
+	KindSessionEnd                // session_end
+	KindStop                      // the agent finished a turn: post_response
+	KindSubagentStart             // a sub-agent started: session_start at depth 1
 )
 
 // eventKinds maps each tool's hook event names to their kind.
