@@ -37,6 +37,13 @@ type AuditRecord struct {
 	// operator's field path) that were replaced by [REDACTED:kind:fp]
 	// markers before the record was stored; nil when none.
 	Redacted []string
+	// Shadow is what shadow rules and the shadow policy would have decided
+	// on the event (a JSON object, docs/shadow.md); nil when nothing was
+	// evaluated in shadow. It never took part in the decision.
+	Shadow json.RawMessage
+	// ShadowChanged reports that a shadow rule or the shadow policy would
+	// have decided the event differently.
+	ShadowChanged bool
 }
 
 // Bounds on an audit record; larger records are rejected with ErrInvalid.
@@ -59,6 +66,12 @@ func (r *AuditRecord) Validate() error {
 	}
 	if len(r.Decision) > 0 && !json.Valid(r.Decision) {
 		return fmt.Errorf("%w: audit record: decision is not valid JSON", ErrInvalid)
+	}
+	if len(r.Shadow) > MaxAuditFieldBytes {
+		return fmt.Errorf("%w: audit record: shadow is %d bytes, limit %d", ErrInvalid, len(r.Shadow), MaxAuditFieldBytes)
+	}
+	if len(r.Shadow) > 0 && !json.Valid(r.Shadow) {
+		return fmt.Errorf("%w: audit record: shadow is not valid JSON", ErrInvalid)
 	}
 	for _, f := range [...]struct{ name, v string }{
 		{"session_id", r.SessionID}, {"agent_id", r.AgentID}, {"event_type", r.EventType},
@@ -109,6 +122,8 @@ type AuditFilter struct {
 	RuleID    string
 	EventType string
 	AfterID   int64 // records with ID > AfterID
+	// Shadow selects records by their shadow verdicts (ShadowAll: any).
+	Shadow ShadowSelect
 	// Limit caps the number of records; 0 or more than MaxQueryLimit means
 	// MaxQueryLimit for Query, and no cap for Export and Tail.
 	Limit int
@@ -116,6 +131,19 @@ type AuditFilter struct {
 	// of the oldest. Results are in ascending ID order either way.
 	Newest bool
 }
+
+// ShadowSelect selects audit records by what was evaluated in shadow.
+type ShadowSelect int
+
+const (
+	// ShadowAll selects records whatever their shadow verdicts.
+	ShadowAll ShadowSelect = iota
+	// ShadowEvaluated selects records that carry shadow verdicts.
+	ShadowEvaluated
+	// ShadowChanged selects records where a shadow rule or the shadow
+	// policy would have changed the outcome.
+	ShadowChanged
+)
 
 // MaxQueryLimit is the most records one Query returns.
 const MaxQueryLimit = 10000

@@ -39,6 +39,8 @@ type auditLine struct {
 	Event          json.RawMessage `json:"event"`
 	Decision       json.RawMessage `json:"decision"`
 	Redacted       []string        `json:"redacted,omitempty"`
+	Shadow         json.RawMessage `json:"shadow,omitempty"`
+	ShadowChanged  bool            `json:"shadow_changed,omitempty"`
 }
 
 // MarshalJSON writes r in the audit line format (every key present, time in
@@ -50,7 +52,7 @@ func (r AuditRecord) MarshalJSON() ([]byte, error) {
 		Outcome: r.Outcome, RuleID: r.RuleID, PolicyVersion: r.PolicyVersion, Principal: r.Principal,
 		Transport: r.Transport, LatencyNs: int64(r.Latency), DescriptorHash: r.DescriptorHash,
 		Error: r.Error, Event: rawOrNull(r.Event), Decision: rawOrNull(r.Decision),
-		Redacted: r.Redacted,
+		Redacted: r.Redacted, Shadow: r.Shadow, ShadowChanged: r.ShadowChanged,
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -80,7 +82,7 @@ func (r *AuditRecord) UnmarshalJSON(b []byte) error {
 		Blocking: l.Blocking, Event: nullToNil(l.Event), Decision: nullToNil(l.Decision),
 		Outcome: l.Outcome, RuleID: l.RuleID, PolicyVersion: l.PolicyVersion, Principal: l.Principal,
 		Transport: l.Transport, Latency: time.Duration(l.LatencyNs), DescriptorHash: l.DescriptorHash,
-		Error: l.Error, Redacted: l.Redacted,
+		Error: l.Error, Redacted: l.Redacted, Shadow: nullToNil(l.Shadow), ShadowChanged: l.ShadowChanged,
 	}
 	return nil
 }

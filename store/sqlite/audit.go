@@ -74,7 +74,8 @@ func (a *auditLog) QueueDepth() int {
 }
 
 const auditColumns = `id, ts_ns, session_id, agent_id, event_type, blocking, outcome, rule_id,
-	policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted`
+	policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted,
+	shadow, shadow_changed`
 
 // Query implements store.AuditLog.
 func (a *auditLog) Query(ctx context.Context, f store.AuditFilter) ([]store.AuditRecord, error) {
@@ -111,6 +112,12 @@ func (a *auditLog) Query(ctx context.Context, f store.AuditFilter) ([]store.Audi
 	if f.AfterID > 0 {
 		add("id > ?", f.AfterID)
 	}
+	switch f.Shadow {
+	case store.ShadowEvaluated:
+		conds = append(conds, "shadow IS NOT NULL")
+	case store.ShadowChanged:
+		conds = append(conds, "shadow_changed = 1")
+	}
 	q := "SELECT " + auditColumns + " FROM audit"
 	if len(conds) > 0 {
 		q += " WHERE " + strings.Join(conds, " AND ")
@@ -133,15 +140,19 @@ func (a *auditLog) Query(ctx context.Context, f store.AuditFilter) ([]store.Audi
 			ts, latencyNs   int64
 			event, decision []byte
 			redacted        string
+			shadow          []byte
 		)
 		if err := rows.Scan(&r.ID, &ts, &r.SessionID, &r.AgentID, &r.EventType, &r.Blocking, &r.Outcome,
 			&r.RuleID, &r.PolicyVersion, &r.Principal, &r.Transport, &latencyNs, &r.DescriptorHash,
-			&r.Error, &event, &decision, &redacted); err != nil {
+			&r.Error, &event, &decision, &redacted, &shadow, &r.ShadowChanged); err != nil {
 			return nil, db.readErr("audit query", err)
 		}
 		r.Time = time.Unix(0, ts).UTC()
 		r.Latency = time.Duration(latencyNs)
 		r.Event, r.Decision = event, decision
+		if len(shadow) > 0 {
+			r.Shadow = shadow
+		}
 		if redacted != "" {
 			r.Redacted = strings.Split(redacted, ",")
 		}

@@ -130,7 +130,8 @@ func TestFTSMatch(t *testing.T) {
 }
 
 // TestUpgradeFromVersion1 rebuilds a database as version 1 left it (with
-// the audit_rule index, without approvals.requested_by and audit.redacted)
+// the audit_rule index, without approvals.requested_by, audit.redacted and
+// the shadow columns)
 // and checks that opening it applies the later migrations.
 func TestUpgradeFromVersion1(t *testing.T) {
 	ctx := t.Context()
@@ -148,6 +149,8 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		CREATE INDEX audit_rule ON audit (rule_id, id);
 		ALTER TABLE approvals DROP COLUMN requested_by;
 		ALTER TABLE audit DROP COLUMN redacted;
+		DROP INDEX audit_shadow; DROP INDEX audit_shadow_changed;
+		ALTER TABLE audit DROP COLUMN shadow; ALTER TABLE audit DROP COLUMN shadow_changed;
 		INSERT INTO approvals (id, created_ns, session_id, agent_id, rule_id, reason, status)
 			VALUES ('old', 1, 's', 'a', 'r', 'why', 'pending');`); err != nil {
 		t.Fatal(err)

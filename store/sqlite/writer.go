@@ -47,9 +47,9 @@ const insertRows = 32
 
 const (
 	insertAuditHead = `INSERT INTO audit (id, ts_ns, session_id, agent_id, event_type, blocking, outcome,
-	rule_id, policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted) VALUES `
-	insertAuditRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	auditRowParams = 17
+	rule_id, policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted, shadow, shadow_changed) VALUES `
+	insertAuditRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	auditRowParams = 19
 	// lastAuditID is the highest ID ever given, deleted rows included
 	// (AUTOINCREMENT keeps it in sqlite_sequence).
 	lastAuditID = `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0),
@@ -247,7 +247,7 @@ func (w *writer) commit(batch []*appendReq, ids []int64) error {
 				args = append(args, id, r.Time.UnixNano(), r.SessionID, r.AgentID, r.EventType,
 					r.Blocking, r.Outcome, r.RuleID, r.PolicyVersion, r.Principal, r.Transport,
 					int64(r.Latency), r.DescriptorHash, r.Error, jsonText(r.Event), jsonText(r.Decision),
-					strings.Join(r.Redacted, ","))
+					strings.Join(r.Redacted, ","), jsonText(r.Shadow), r.ShadowChanged)
 			}
 			if _, err := tx.StmtContext(ctx, w.insert[len(chunk)]).ExecContext(ctx, args...); err != nil {
 				return err
