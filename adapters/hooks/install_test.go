@@ -138,7 +138,7 @@ func TestIsAdapterCommand(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"ahp hook codex --connect unix:/x":              true,
 		"/opt/bin/ahp hook codex":                       true,
-		"'/opt/my dir/ahp' hook codex":                  false, // split path: not recognised, a new entry is added
+		"'/opt/my dir/ahp' hook codex":                  true,
 		"ahp-hook codex --connect x":                    true,
 		"ahp hook gemini":                               false,
 		"ahp send --connect x pre_action {}":            false,
