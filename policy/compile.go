@@ -38,6 +38,10 @@ type rule struct {
 	failed   protocol.Decision // the fail-closed block for this rule
 	approval *ApprovalSpec
 	shadow   bool // evaluated and reported, never deciding (mode: shadow)
+
+	description string
+	private     bool   // the condition is not shown to agents
+	condText    string // the condition as written, "" when none
 }
 
 // severity orders decisions for deny-overrides among rules of the same
@@ -158,6 +162,10 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, ps *problems) *rule 
 		id: s.id, pack: s.pack, file: s.file, line: s.line, priority: s.priority, order: s.order,
 		severity: severityOf(s.outcome.kind), eventTypes: s.eventTypes, tools: s.tools, agents: s.agents,
 		depthMin: s.depthMin, depthMax: s.depthMax, approval: s.outcome.approval, shadow: s.shadow,
+		description: s.description, private: s.private,
+	}
+	if s.condition != nil {
+		r.condText = s.condition.Value
 	}
 	ok := true
 	if s.condition != nil {

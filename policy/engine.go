@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -18,6 +19,8 @@ type Engine struct {
 	opts    Options
 	set     atomic.Pointer[Set]
 	metrics *metrics
+	loaded  atomic.Int64 // Unix nanoseconds when the active set was installed
+	loads   atomic.Int64 // sets installed so far, the first included
 }
 
 // NewEngine compiles the sources with opts and returns an engine running
@@ -71,14 +74,29 @@ func (e *Engine) Swap(set *Set) (*Set, error) {
 		return nil, errors.New("policy: cannot install a nil set")
 	}
 	old := e.set.Swap(set)
+	e.installed()
 	e.metrics.rules(set)
 	return old, nil
 }
 
 func (e *Engine) install(set *Set) {
 	e.set.Store(set)
+	e.installed()
 	e.metrics.rules(set)
 }
+
+func (e *Engine) installed() {
+	e.loaded.Store(time.Now().UnixNano())
+	e.loads.Add(1)
+}
+
+// LoadedAt returns when the active set was installed (by NewEngine, a
+// successful Load or Swap).
+func (e *Engine) LoadedAt() time.Time { return time.Unix(0, e.loaded.Load()) }
+
+// Loads returns how many sets the engine has installed, the first one
+// included: 1 means the policy was never reloaded.
+func (e *Engine) Loads() int64 { return e.loads.Load() }
 
 // Set returns the active set.
 func (e *Engine) Set() *Set { return e.set.Load() }

@@ -28,6 +28,7 @@ type ruleSpec struct {
 	condition   *yaml.Node
 	outcome     outcomeSpec
 	shadow      bool // mode: shadow
+	private     bool // private: true hides the condition from ahp/query "rules"
 }
 
 // outcomeSpec is the outcome of a rule as written.
@@ -78,7 +79,7 @@ func parseRule(name, pack string, n *yaml.Node, ps *problems) *ruleSpec {
 		}
 	}
 	before := len(ps.list)
-	f := mapping(name, n, r.id, ps, "id", "description", "priority", "target", "condition", "outcome", "mode")
+	f := mapping(name, n, r.id, ps, "id", "description", "priority", "target", "condition", "outcome", "private", "mode")
 	switch {
 	case f["id"] == nil:
 		ps.add(name, n.Line, "", "rule without an id")
@@ -95,6 +96,11 @@ func parseRule(name, pack string, n *yaml.Node, ps *problems) *ruleSpec {
 		var err error
 		if r.priority, err = scalarInt(v); err != nil {
 			ps.add(name, v.Line, r.id, "priority: %v", err)
+		}
+	}
+	if v := f["private"]; v != nil {
+		if err := v.Decode(&r.private); err != nil || v.Tag != "!!bool" {
+			ps.add(name, v.Line, r.id, "private: expected true or false")
 		}
 	}
 	if v := f["mode"]; v != nil {
