@@ -59,6 +59,9 @@ type Options struct {
 	// Observer, when set, is told of every audit record and approval as
 	// it is stored (redacted, as stored).
 	Observer Observer
+	// Shadow, when set, evaluates a candidate policy beside the live one
+	// and records where they disagree (docs/shadow.md).
+	Shadow *ShadowPolicy
 	// Logger receives the harness's log lines (discarded when nil).
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -176,7 +179,7 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	if res.Err != nil {
 		errText = res.Err.Error()
 	}
-	if err := h.record(ctx, se, peer, start, d, res.RuleID, errText); err != nil {
+	if err := h.record(ctx, se, peer, start, d, &res, errText); err != nil {
 		h.log.Error("audit append failed: failing closed", "error", err, "session_id", se.ev.SessionID)
 		return protocol.Block("harness could not record the decision (audit log unavailable); failing closed"), nil
 	}
@@ -190,12 +193,14 @@ func (h *Harness) evaluate(ev *protocol.Event, peer transport.Info) policy.Resul
 	if peer.Principal != nil {
 		in.Principal = policy.Principal{ID: peer.Principal.ID, Roles: peer.Principal.Roles}
 	}
-	return h.opts.Engine.Evaluate(&in)
+	res := h.opts.Engine.Evaluate(&in)
+	h.shadowPolicy(&in, &res)
+	return res
 }
 
 // record appends the audit record of a blocking event and waits until it
 // is durable. The event, the decision and the error are stored redacted.
-func (h *Harness) record(ctx context.Context, se *sealed, peer transport.Info, start time.Time, d any, ruleID, errText string) error {
+func (h *Harness) record(ctx context.Context, se *sealed, peer transport.Info, start time.Time, d any, res *policy.Result, errText string) error {
 	ev := se.ev
 	evJSON, err := ev.AppendJSON(make([]byte, 0, len(ev.Payload)+256))
 	if err != nil {
@@ -216,12 +221,13 @@ func (h *Harness) record(ctx context.Context, se *sealed, peer transport.Info, s
 	}
 	dJSON = se.decision(dJSON)
 	errText = se.text(errText)
+	shadow, shadowChanged := h.shadowRecord(se, res)
 	rec := &store.AuditRecord{
 		Time: start, SessionID: ev.SessionID, AgentID: ev.AgentID, EventType: string(ev.EventType),
-		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: outcome, RuleID: ruleID,
+		Blocking: true, Event: evJSON, Decision: dJSON, Outcome: outcome, RuleID: res.RuleID,
 		PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
 		Latency: h.now().Sub(start), Error: errText, DescriptorHash: h.descriptorHash(),
-		Redacted: se.kinds.List(),
+		Redacted: se.kinds.List(), Shadow: shadow, ShadowChanged: shadowChanged,
 	}
 	// The agent may have gone away; the record is still owed to the audit
 	// log, so it is not tied to the request's context.

@@ -53,7 +53,7 @@ func (c *typedCall) done(ctx context.Context, d any, outcome string) error {
 	if c.res.Err != nil {
 		errText = c.res.Err.Error()
 	}
-	if err := c.h.record(ctx, &c.sealed, c.peer, c.start, d, c.res.RuleID, errText); err != nil {
+	if err := c.h.record(ctx, &c.sealed, c.peer, c.start, d, &c.res, errText); err != nil {
 		c.h.log.Error("audit append failed: failing closed", "error", err, "event_type", string(c.ev.EventType))
 		return errNotRecorded
 	}

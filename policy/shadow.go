@@ -43,6 +43,9 @@ type ShadowMatch struct {
 	Changes bool
 	// Err is the evaluation error behind a Decision of block, if any.
 	Err error
+	// Policy is the version of the shadow policy when this is that
+	// policy's verdict (the harness adds it), "" for a shadow rule.
+	Policy string
 }
 
 // shadowRules are the shadow rules of a set, indexed like the enforced
@@ -163,4 +166,26 @@ func (sr *shadowRules) evaluate(c *evalCtx, live *Result, best *rule) (out []Sha
 		out = append(out, m)
 	}
 	return out
+}
+
+// LoadWithShadow reloads a live engine and the engine of its shadow policy
+// together: it compiles liveSrcs with live's options and shadowSrcs with
+// shadow's, and installs the two sets only when both compile. When either
+// fails, both engines keep running what they ran and the error says which
+// policy was refused (a shadow policy's *LoadError is wrapped).
+func LoadWithShadow(live *Engine, liveSrcs []Source, shadow *Engine, shadowSrcs []Source) error {
+	ls, err := Compile(live.opts, liveSrcs...)
+	if err != nil {
+		live.metrics.load(false)
+		return err
+	}
+	ss, err := Compile(shadow.opts, shadowSrcs...)
+	if err != nil {
+		live.metrics.load(false)
+		return fmt.Errorf("shadow policy refused (neither policy was replaced): %w", err)
+	}
+	live.install(ls)
+	live.metrics.load(true)
+	shadow.install(ss)
+	return nil
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -213,5 +214,42 @@ func TestShadowDecisionsAreCounted(t *testing.T) {
 	b, _ := json.Marshal(e.Set().ShadowRuleIDs())
 	if string(b) != `["rm","git"]` {
 		t.Fatalf("shadow rules %s", b)
+	}
+}
+
+// A shadow policy that fails to compile is refused at reload, and neither
+// the live policy nor the running shadow policy is touched.
+func TestLoadWithShadowRefusesABadShadowPolicy(t *testing.T) {
+	live, err := NewEngine(noPacks(), Source{Name: "live.yaml", Data: []byte(blockLS)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand, err := NewEngine(noPacks(), Source{Name: "cand.yaml", Data: []byte(allowLS)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveSet, candSet := live.Set(), cand.Set()
+	bad := Source{Name: "cand.yaml", Data: []byte("rules:\n  - id: broken\n    condition: event.nope\n    outcome: {decision: allow}\n")}
+	err = LoadWithShadow(live, []Source{{Name: "live.yaml", Data: []byte(allowLS)}}, cand, []Source{bad})
+	var le *LoadError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "shadow policy refused") || !strings.Contains(err.Error(), "cand.yaml:3: rule broken") {
+		t.Fatalf("error %v", err)
+	}
+	if live.Set() != liveSet || cand.Set() != candSet {
+		t.Fatal("a refused shadow policy replaced a running set")
+	}
+	if r := live.Evaluate(&Input{Event: bash("ls")}); r.RuleID != "v1" {
+		t.Fatalf("live policy changed: %+v", r)
+	}
+	// A bad live policy is refused the same way.
+	if err := LoadWithShadow(live, []Source{bad}, cand, []Source{{Name: "cand.yaml", Data: []byte(blockLS)}}); err == nil || cand.Set() != candSet {
+		t.Fatalf("bad live policy: %v, shadow replaced %t", err, cand.Set() != candSet)
+	}
+	// Both good: both replaced.
+	if err := LoadWithShadow(live, []Source{{Name: "live.yaml", Data: []byte(allowLS)}}, cand, []Source{{Name: "cand.yaml", Data: []byte(blockLS)}}); err != nil {
+		t.Fatal(err)
+	}
+	if live.Evaluate(&Input{Event: bash("ls")}).RuleID != "v2" || cand.Evaluate(&Input{Event: bash("ls")}).RuleID != "v1" {
+		t.Fatal("good reload not installed")
 	}
 }
