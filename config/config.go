@@ -90,6 +90,21 @@ type PolicyConfig struct {
 	Default string `yaml:"default" json:"default"`
 	// Watch reloads the policy files when they change.
 	Watch bool `yaml:"watch" json:"watch"`
+	// Mode is enforce, or shadow: every rule, packs included, is evaluated
+	// and recorded but none decides (docs/shadow.md).
+	Mode string `yaml:"mode" json:"mode"`
+	// Shadow is a candidate policy evaluated beside the live one.
+	Shadow ShadowPolicyConfig `yaml:"shadow" json:"shadow"`
+}
+
+// ShadowPolicyConfig configures a shadow policy: a second, complete policy
+// (the same packs and params, other files) evaluated on live traffic
+// without deciding.
+type ShadowPolicyConfig struct {
+	// Files are the candidate policy's files; none: no shadow policy.
+	Files []string `yaml:"files" json:"files"`
+	// Sample is the fraction of events the candidate decides, in (0, 1].
+	Sample float64 `yaml:"sample" json:"sample"`
 }
 
 // ApprovalsConfig configures human approvals.
@@ -152,7 +167,8 @@ func Default() Config {
 		Log:     LogConfig{Level: "info", Format: "text"},
 		Harness: HarnessConfig{Name: "ahp", TimeoutMs: 10000, BatchSize: 100, MaxDepth: 10,
 			MaxMessageBytes: 4 << 20, MaxInFlight: 256},
-		Policy:    PolicyConfig{Files: []string{}, Packs: map[string]bool{}, Params: map[string]any{}, Default: "allow"},
+		Policy: PolicyConfig{Files: []string{}, Packs: map[string]bool{}, Params: map[string]any{}, Default: "allow",
+			Mode: "enforce", Shadow: ShadowPolicyConfig{Files: []string{}, Sample: 1}},
 		Approvals: ApprovalsConfig{Timeout: Duration(5 * time.Minute), Fallback: "block"},
 		Audit:     AuditConfig{MaxAge: Duration(90 * 24 * time.Hour)},
 		Context:   ContextConfig{WorkspaceRoots: []string{}, Facts: []FactConfig{}, MaxFiles: 2000, MaxSnippets: 5},
@@ -233,6 +249,14 @@ func (c *Config) Validate() error {
 	case "allow", "block":
 	default:
 		bad("policy.default: %q is not one of allow, block", c.Policy.Default)
+	}
+	switch c.Policy.Mode {
+	case "enforce", "shadow":
+	default:
+		bad("policy.mode: %q is not one of enforce, shadow", c.Policy.Mode)
+	}
+	if s := c.Policy.Shadow.Sample; !(s > 0 && s <= 1) {
+		bad("policy.shadow.sample: %v is not in (0, 1]", s)
 	}
 	switch c.Approvals.Fallback {
 	case "allow", "block":
