@@ -45,6 +45,7 @@ type harnessSet struct {
 
 	adminSrv *http.Server
 	adminWG  sync.WaitGroup
+	obs      *observeSet // observer channels and dashboard (serve_observe.go)
 }
 
 // buildHarness opens the store, compiles the policy and returns the
@@ -63,6 +64,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	if c.Policy.Default == "block" {
 		popts.Default = protocol.DecisionBlock
 	}
+	popts.Mode = policy.Mode(c.Policy.Mode)
 	srcs, err := policy.ReadFiles(c.Policy.Files...)
 	if err != nil {
 		return nil, err
@@ -70,6 +72,10 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	engine, err := policy.NewEngine(popts, srcs...)
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
+	}
+	shadow, err := newShadowPolicy(log, popts, &c, reg)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
@@ -118,11 +124,16 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 		_ = db.Close()
 		return nil, err
 	}
+	obs, err := newObserve(ctx, log, db, engine)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	h, err := harness.New(harness.Options{
-		Supervisor: sup, Runs: reducer, Redactor: red,
+		Supervisor: sup, Runs: reducer, Redactor: red, Observer: obs.observer(),
 		Engine: engine, Store: db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
 		DeferIdleWhilePending: c.Idle.DeferWhilePending, MemoryMaxResults: c.Memory.MaxResults,
-		Perceiver: perceiver, Metrics: met, Logger: log,
+		Perceiver: perceiver, Metrics: met, Logger: log, Shadow: shadow,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -132,7 +143,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 		_ = db.Close()
 		return nil, err
 	}
-	hs := &harnessSet{handler: h, h: h, engine: engine, db: db, reg: reg, log: log, o: o}
+	hs := &harnessSet{handler: h, h: h, engine: engine, db: db, reg: reg, log: log, o: o, obs: obs}
 	if err := hs.recordStart(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -140,7 +151,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 	hs.reload = func() error {
 		srcs, err := policy.ReadFiles(c.Policy.Files...)
 		if err == nil {
-			err = engine.Load(srcs...)
+			err = reloadPolicies(engine, srcs, shadow, &c)
 		}
 		if err != nil {
 			log.Error("policy reload refused; the previous policy keeps running", "error", err)
@@ -149,6 +160,7 @@ func buildHarness(ctx context.Context, log *slog.Logger, o *serveOptions) (*harn
 		log.Info("policy reloaded", "version", engine.Version())
 		return nil
 	}
+	obs.attach(hs)
 	log.Info("harness ready", "data_dir", c.DataDir, "policy_version", engine.Version(), "policy_files", len(c.Policy.Files))
 	return hs, nil
 }
@@ -174,6 +186,7 @@ func (hs *harnessSet) close() {
 // startAdmin serves the admin API when an address is configured. A
 // failure to listen stops the harness (cancel).
 func (hs *harnessSet) startAdmin(ctx context.Context, cancel context.CancelFunc) error {
+	hs.obs.start(ctx)
 	addr := hs.o.cfg.Admin
 	if addr == "" || hs.db == nil {
 		return nil
@@ -197,10 +210,10 @@ func (hs *harnessSet) startAdmin(ctx context.Context, cancel context.CancelFunc)
 		}
 		next = st
 	}
-	handler := admin.Handler(admin.Options{
+	handler := hs.obs.mount(admin.Handler(admin.Options{
 		Store: hs.db, Decider: hs.h, Auth: admin.TokenAuthenticator(tok, next),
 		Gatherer: hs.reg, Reload: hs.reload, Logger: hs.log,
-	})
+	}), adminAuth(tok, next))
 	l, err := net.Listen("tcp", u.Host)
 	if err != nil {
 		if !hs.o.adminExplicit {

@@ -1,0 +1,405 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/ahp-go/ahp/harness"
+	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// writeTimeout bounds one write to an observer; an observer that does not
+// read for this long is disconnected.
+const writeTimeout = 10 * time.Second
+
+// StatusOverflow is the WebSocket close code of an observer whose queue
+// overflowed (it may reconnect and replay).
+const StatusOverflow websocket.StatusCode = 4008
+
+// observer is one connected observer.
+type observer struct {
+	h       *Hub
+	ws      *websocket.Conn
+	p       *transport.Principal // nil when not authenticated
+	authErr *rpcError            // why p is nil, or why it may not observe
+	q       chan []byte
+
+	failOnce sync.Once
+	failed   chan struct{}
+	failWhy  string
+	done     chan struct{}
+
+	// Guarded by h.mu.
+	subs    map[string]bool
+	holding bool
+	held    [][]byte
+
+	// Used by the reader goroutine only.
+	initialized bool
+	clientID    string
+}
+
+// enqueue queues an outgoing message without ever blocking; h.mu must be
+// held. A full queue disconnects the observer.
+func (o *observer) enqueue(b []byte) {
+	if o.holding {
+		if len(o.held) >= cap(o.q) {
+			o.fail("observer queue overflow: more than " + itoa(int64(cap(o.q))) + " messages not yet written")
+			return
+		}
+		o.held = append(o.held, b)
+		return
+	}
+	o.send(b)
+}
+
+// send queues b without taking h.mu (answers that need no ordering).
+func (o *observer) send(b []byte) {
+	select {
+	case o.q <- b:
+	default:
+		o.fail("observer queue overflow: more than " + itoa(int64(cap(o.q))) + " messages not yet written")
+	}
+}
+
+// release queues first, then every message held back since hold; h.mu
+// must be held.
+func (o *observer) release(first []byte) {
+	o.holding = false
+	held := o.held
+	o.held = nil
+	o.send(first)
+	for _, b := range held {
+		o.send(b)
+	}
+}
+
+// fail disconnects the observer after telling it why (once).
+func (o *observer) fail(why string) {
+	o.failOnce.Do(func() {
+		o.failWhy = why
+		close(o.failed)
+	})
+}
+
+// shutdown ends the connection (the harness stops).
+func (o *observer) shutdown(why string) {
+	o.fail(why)
+}
+
+// writeLoop writes queued messages until the connection ends.
+func (o *observer) writeLoop(ctx context.Context) {
+	for {
+		select {
+		case b := <-o.q:
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			err := o.ws.Write(wctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				o.fail("write failed")
+				_ = o.ws.CloseNow()
+				return
+			}
+		case <-o.failed:
+			// Tell the observer (briefly: it may be the one not reading).
+			b, _ := json.Marshal(notification{JSONRPC: "2.0", Method: "ahp/disconnected",
+				Params: map[string]any{"channel": RootChannel, "reason": o.failWhy}})
+			wctx, cancel := context.WithTimeout(ctx, time.Second)
+			err := o.ws.Write(wctx, websocket.MessageText, b)
+			cancel()
+			if err == nil {
+				_ = o.ws.Close(StatusOverflow, truncate(o.failWhy, 120))
+			}
+			_ = o.ws.CloseNow()
+			return
+		case <-o.done:
+			return
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// readLoop reads and answers requests until the connection ends.
+func (o *observer) readLoop(ctx context.Context) {
+	o.ws.SetReadLimit(maxRequestBytes)
+	for {
+		typ, data, err := o.ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			o.replyError(nil, errorf(CodeInvalidRequest, "send JSON-RPC messages as text frames"))
+			continue
+		}
+		if stop := o.handle(ctx, data); stop {
+			// Let the writer send what was queued, then close.
+			time.Sleep(100 * time.Millisecond)
+			o.fail("closed after a refused request")
+			return
+		}
+	}
+}
+
+func (o *observer) reply(id json.RawMessage, result any) {
+	if id == nil {
+		return
+	}
+	b, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: result})
+	if err != nil {
+		o.replyError(id, errorf(CodeInternalError, "result could not be encoded: "+err.Error()))
+		return
+	}
+	o.send(b)
+}
+
+func (o *observer) replyError(id json.RawMessage, e *rpcError) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: *e})
+	o.send(b)
+}
+
+// handle answers one message; it returns true when the connection must
+// close (refused authentication, unsupported version).
+func (o *observer) handle(ctx context.Context, data []byte) bool {
+	var req request
+	if err := json.Unmarshal(data, &req); err != nil || req.JSONRPC != "2.0" || req.Method == "" {
+		o.replyError(nil, errorf(CodeParseError, "not a JSON-RPC 2.0 message"))
+		return false
+	}
+	var base struct {
+		Channel string `json:"channel"`
+	}
+	if len(req.Params) > 0 {
+		if err := json.Unmarshal(req.Params, &base); err != nil {
+			o.replyError(req.ID, errorf(CodeInvalidParams, "params must be an object with a channel"))
+			return false
+		}
+	}
+	if req.Method == "ping" {
+		o.reply(req.ID, nil)
+		return false
+	}
+	if o.authErr != nil {
+		o.replyError(req.ID, o.authErr)
+		return true
+	}
+	if base.Channel == "" {
+		o.replyError(req.ID, errorf(CodeInvalidParams, "params.channel is required"))
+		return false
+	}
+	result, rerr, stop := o.dispatch(ctx, &req, base.Channel)
+	switch {
+	case rerr != nil:
+		o.replyError(req.ID, rerr)
+	case result != nil:
+		o.reply(req.ID, *result)
+	}
+	return stop
+}
+
+// answered marks a result that was already queued (in order with held
+// actions), so handle must not reply again.
+var answered *any
+
+func (o *observer) dispatch(ctx context.Context, req *request, channel string) (*any, *rpcError, bool) {
+	h := o.h
+	switch req.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersions     []string `json:"protocolVersions"`
+			ClientID             string   `json:"clientId"`
+			InitialSubscriptions []string `json:"initialSubscriptions"`
+		}
+		if err := json.Unmarshal(req.Params, &p); err != nil || channel != RootChannel {
+			return nil, errorf(CodeInvalidParams, "initialize needs {channel: \"ahp-root://\", protocolVersions: [...], clientId}"), false
+		}
+		v, ok := negotiate(p.ProtocolVersions[:min(len(p.ProtocolVersions), 32)])
+		if !ok {
+			e := errorf(CodeUnsupportedVersion, "no offered protocol version is supported")
+			e.Data = map[string]any{"supportedVersions": SupportedVersions}
+			return nil, e, true
+		}
+		if len(p.InitialSubscriptions) > maxSubscriptionsPerQuery {
+			return nil, errorf(CodeInvalidParams, "too many initialSubscriptions"), false
+		}
+		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
+		h.initialize(ctx, o, req.ID, v, p.InitialSubscriptions)
+		return answered, nil, false
+	case "reconnect":
+		var p struct {
+			ClientID      string `json:"clientId"`
+			Subscriptions []struct {
+				Channel  string `json:"channel"`
+				LastSeen uint64 `json:"lastSeenServerSeq"`
+			} `json:"subscriptions"`
+		}
+		if err := json.Unmarshal(req.Params, &p); err != nil || channel != RootChannel {
+			return nil, errorf(CodeInvalidParams, "reconnect needs {channel: \"ahp-root://\", clientId, subscriptions: [{channel, lastSeenServerSeq}]}"), false
+		}
+		if len(p.Subscriptions) > maxSubscriptionsPerQuery {
+			return nil, errorf(CodeInvalidParams, "too many subscriptions"), false
+		}
+		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
+		subs := make([]resume, len(p.Subscriptions))
+		for i, s := range p.Subscriptions {
+			subs[i] = resume{s.Channel, s.LastSeen}
+		}
+		h.reconnect(ctx, o, req.ID, subs)
+		return answered, nil, false
+	}
+	if !o.initialized {
+		return nil, errorf(CodeInvalidRequest, "send initialize (or reconnect) first"), false
+	}
+	switch req.Method {
+	case "subscribe":
+		if err := h.subscribe(ctx, o, req.ID, channel); err != nil {
+			return nil, err, false
+		}
+		return answered, nil, false
+	case "unsubscribe":
+		h.mu.Lock()
+		delete(o.subs, channel)
+		if m := h.subs[channel]; m != nil {
+			delete(m, o)
+			if len(m) == 0 {
+				delete(h.subs, channel)
+			}
+		}
+		h.mu.Unlock()
+		return nil, nil, false
+	case "listSessions":
+		var p struct {
+			Limit  int    `json:"limit"`
+			Cursor string `json:"cursor"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		r, err := h.listSessions(p.Limit, p.Cursor)
+		if err != nil {
+			return nil, err, false
+		}
+		var res any = r
+		return &res, nil, false
+	case "approvals/answer":
+		var p struct {
+			ApprovalID string `json:"approvalId"`
+			Approve    *bool  `json:"approve"`
+			Reason     string `json:"reason"`
+		}
+		if err := json.Unmarshal(req.Params, &p); err != nil || p.ApprovalID == "" || p.Approve == nil {
+			return nil, errorf(CodeInvalidParams, "approvals/answer needs {channel, approvalId, approve: bool, reason}"), false
+		}
+		a, err := o.answer(ctx, p.ApprovalID, *p.Approve, p.Reason)
+		if err != nil {
+			return nil, err, false
+		}
+		var res any = a
+		return &res, nil, false
+	case "dispatchAction":
+		o.dispatchAction(ctx, req.Params, channel)
+		return nil, nil, false
+	}
+	return nil, errorf(CodeMethodNotFound, "unknown method "+truncate(req.Method, 64)), false
+}
+
+// answer decides an approval for an approver.
+func (o *observer) answer(ctx context.Context, id string, approve bool, reason string) (ApprovalJSON, *rpcError) {
+	if !canApprove(o.p) {
+		return ApprovalJSON{}, errorf(CodePermissionDenied, "principal "+o.p.ID+" may watch but not answer approvals (role approver required)")
+	}
+	o.h.mu.Lock()
+	decider := o.h.o.Decider
+	o.h.mu.Unlock()
+	if decider == nil {
+		return ApprovalJSON{}, errorf(CodePermissionDenied, "this harness takes no answers from observers")
+	}
+	if len(reason) > 16<<10 {
+		return ApprovalJSON{}, errorf(CodeInvalidParams, "reason is longer than 16 KiB")
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	a, err := decider.Decide(dctx, id, approve, o.p, reason)
+	if err != nil {
+		return ApprovalJSON{}, decideError(err)
+	}
+	return approvalJSON(a), nil
+}
+
+// dispatchAction takes the Host Protocol's way of answering a
+// confirmation: chat/toolCallConfirmed on a pending tool call.
+func (o *observer) dispatchAction(ctx context.Context, params json.RawMessage, channel string) {
+	var p struct {
+		ClientSeq uint64 `json:"clientSeq"`
+		Action    struct {
+			Type          string `json:"type"`
+			ToolCallID    string `json:"toolCallId"`
+			Approved      *bool  `json:"approved"`
+			ReasonMessage any    `json:"reasonMessage"`
+		} `json:"action"`
+	}
+	var rerr *rpcError
+	if err := json.Unmarshal(params, &p); err != nil {
+		rerr = errorf(CodeInvalidParams, "dispatchAction needs {channel, clientSeq, action}")
+	} else if p.Action.Type != "chat/toolCallConfirmed" || p.Action.Approved == nil {
+		rerr = errorf(CodeInvalidParams, "only chat/toolCallConfirmed {toolCallId, approved} may be dispatched")
+	} else if id, ok := stringsCut(p.Action.ToolCallID, "ap-"); !ok {
+		rerr = errorf(CodeNotFound, "tool call "+truncate(p.Action.ToolCallID, 64)+" waits for no approval")
+	} else {
+		reason := ""
+		switch r := p.Action.ReasonMessage.(type) {
+		case string:
+			reason = r
+		case map[string]any:
+			reason, _ = r["markdown"].(string)
+		}
+		_, rerr = o.answer(ctx, id, *p.Action.Approved, reason)
+	}
+	if rerr != nil {
+		b, _ := json.Marshal(notification{JSONRPC: "2.0", Method: "ahp/dispatchRejected",
+			Params: map[string]any{"channel": channel, "clientSeq": p.ClientSeq, "error": rerr}})
+		o.send(b)
+	}
+}
+
+func stringsCut(s, prefix string) (string, bool) {
+	if len(s) > len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return "", false
+}
+
+// canObserve reports whether p may watch: observer, approver or admin,
+// and never a principal that holds the agent role.
+func canObserve(p *transport.Principal) bool {
+	return p != nil && !slices.Contains(p.Roles, "agent") && (p.Has("observer") || p.Has("approver"))
+}
+
+// canApprove reports whether p may answer approvals.
+func canApprove(p *transport.Principal) bool { return canObserve(p) && p.Has("approver") }
+
+// decideError maps the Decider's errors to protocol errors.
+func decideError(err error) *rpcError {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errorf(CodeNotFound, "no such approval")
+	case errors.Is(err, store.ErrAlreadyDecided):
+		return errorf(CodeAlreadyDecided, err.Error())
+	case errors.Is(err, harness.ErrNotApprover), errors.Is(err, harness.ErrSelfApproval):
+		return errorf(CodePermissionDenied, err.Error())
+	}
+	return errorf(CodeInternalError, "the approval could not be answered: "+err.Error())
+}

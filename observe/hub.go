@@ -1,0 +1,453 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/transport"
+)
+
+// Decider answers approvals (the harness).
+type Decider interface {
+	Decide(ctx context.Context, id string, approve bool, p *transport.Principal, reason string) (store.Approval, error)
+}
+
+// Options configure a Hub.
+type Options struct {
+	// Store is read for snapshots of sessions the hub no longer holds,
+	// for replay beyond the ring, and for run records. Required.
+	Store store.Store
+	// Decider answers approvals for approvers; nil refuses every answer.
+	Decider Decider
+	// PolicyVersion and PolicyRules describe the loaded policy (may be nil).
+	PolicyVersion func() string
+	PolicyRules   func() []string
+	// ServerName and ServerVersion are sent in initialize's serverInfo.
+	ServerName, ServerVersion string
+	// RingSize is how many recent actions are kept for replay (4096 when 0).
+	RingSize int
+	// QueueSize bounds each observer's queue of messages not yet written
+	// (1024 when 0). An observer whose queue overflows is told and
+	// disconnected; it may reconnect and replay.
+	QueueSize int
+	// IndexSize bounds the replay index, which lets actions that left the
+	// ring be rebuilt from the store (262144 entries when 0).
+	IndexSize int
+	// MaxSessions bounds the sessions held in memory (10000 when 0); the
+	// least recently active is forgotten (its snapshot then comes from
+	// the store).
+	MaxSessions int
+	// MaxObservers bounds concurrent observer connections (256 when 0).
+	MaxObservers int
+	// Logger receives the hub's log lines (discarded when nil).
+	Logger *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// frame is one published action, ready to write.
+type frame struct {
+	seq     uint64
+	channel string
+	params  json.RawMessage // the action envelope {channel, action, serverSeq}
+	data    []byte          // the whole notification
+}
+
+// indexEntry lets an action be rebuilt from the store.
+type indexEntry struct {
+	seq        uint64
+	kind       opKind
+	toolCall   string
+	approved   bool
+	how        string
+	auditID    int64
+	timeNs     int64
+	eventType  string
+	approvalID string
+	apStatus   store.ApprovalStatus
+	runID      string
+}
+
+// Hub fans the harness's records out to observers. It implements
+// harness.Observer; its methods never block on an observer.
+type Hub struct {
+	o   Options
+	log *slog.Logger
+
+	mu         sync.Mutex
+	seq        uint64
+	ring       []frame // circular, ringLen valid frames ending at ringEnd-1
+	ringEnd    int
+	ringLen    int
+	sessions   map[string]*session
+	indexTotal int
+	subs       map[string]map[*observer]struct{}
+	observers  map[*observer]struct{}
+	approvals  map[string]ApprovalJSON
+	stats      *stats
+	reload     ReloadInfo
+	started    time.Time
+	nextObsID  uint64
+
+	runq chan runReq
+}
+
+type runReq struct{ sessionID, runID string }
+
+// New returns a Hub. Call Run to publish summaries, statistics and run
+// records in the background.
+func New(o Options) (*Hub, error) {
+	if o.Store == nil {
+		return nil, errors.New("observe: Store is required")
+	}
+	if o.RingSize <= 0 {
+		o.RingSize = 4096
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = 1024
+	}
+	if o.IndexSize <= 0 {
+		o.IndexSize = 1 << 18
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 10000
+	}
+	if o.MaxObservers <= 0 {
+		o.MaxObservers = 256
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.PolicyVersion == nil {
+		o.PolicyVersion = func() string { return "" }
+	}
+	if o.PolicyRules == nil {
+		o.PolicyRules = func() []string { return nil }
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// serverSeq starts at the start time in microseconds, so that it
+	// never goes back when the harness restarts: a client's lastSeen from
+	// before a restart can never be mistaken for one of this run.
+	return &Hub{o: o, log: log, seq: uint64(max(0, o.Now().UnixMicro())), ring: make([]frame, o.RingSize), sessions: map[string]*session{},
+		subs: map[string]map[*observer]struct{}{}, observers: map[*observer]struct{}{},
+		approvals: map[string]ApprovalJSON{}, stats: newStats(), started: o.Now(),
+		runq: make(chan runReq, 1024)}, nil
+}
+
+// Load fills the hub with the most recent records of the store (at most
+// limit) and the pending approvals, before the harness serves. Actions are
+// not published for them: observers see them in snapshots.
+func (h *Hub) Load(ctx context.Context, limit int) error {
+	recs, err := h.o.Store.Audit().Query(ctx, store.AuditFilter{Limit: limit, Newest: true})
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range recs {
+		e := entryOf(&recs[i])
+		s, _ := h.sessionLocked(recs[i].SessionID)
+		s.recordOps(&e)
+		s.apply(e)
+		s.dirty = false
+	}
+	return nil
+}
+
+// sessionLocked returns the session id, creating it; h.mu must be held.
+func (h *Hub) sessionLocked(id string) (*session, bool) {
+	if s, ok := h.sessions[id]; ok {
+		return s, false
+	}
+	s := newSession(id, h.o.Now())
+	s.indexFrom = h.seq // actions before now are not in the index
+	h.sessions[id] = s
+	if len(h.sessions) > h.o.MaxSessions {
+		h.evictLocked()
+	}
+	return s, true
+}
+
+// evictLocked forgets the least recently active tenth of the sessions.
+func (h *Hub) evictLocked() {
+	all := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		all = append(all, s)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].summary.LastActivity.Before(all[j].summary.LastActivity) })
+	for _, s := range all[:max(1, len(all)/10)] {
+		if len(h.subs[SessionChannel(s.id)]) > 0 || len(s.pending) > 0 {
+			continue
+		}
+		h.indexTotal -= len(s.index)
+		delete(h.sessions, s.id)
+		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id)})
+	}
+}
+
+// Recorded implements harness.Observer.
+func (h *Hub) Recorded(rec *store.AuditRecord) {
+	e := entryOf(rec)
+	h.mu.Lock()
+	s, added := h.sessionLocked(rec.SessionID)
+	ops := s.recordOps(&e)
+	s.apply(e)
+	h.stats.add(h.o.Now(), &e)
+	if added {
+		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.summary})
+		s.dirty = false
+	}
+	for i := range ops {
+		ie := indexEntry{kind: ops[i].kind, toolCall: ops[i].toolCall, approved: ops[i].approved, how: ops[i].how,
+			auditID: rec.ID, timeNs: rec.Time.UnixNano(), eventType: rec.EventType}
+		h.publishLocked(s, &ops[i], ie)
+	}
+	h.mu.Unlock()
+	if e.RunID != "" && (e.EventType == "run_lifecycle" || e.EventType == "task_list" || e.EventType == "verification") {
+		select {
+		case h.runq <- runReq{rec.SessionID, e.RunID}:
+		default: // the run worker is behind; the next snapshot has the record
+		}
+	}
+}
+
+// ApprovalChanged implements harness.Observer.
+func (h *Hub) ApprovalChanged(a store.Approval) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, added := h.sessionLocked(a.SessionID)
+	if added {
+		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.summary})
+	}
+	ops := s.approvalOps(&a)
+	id := approvalToolCallID(a.ID)
+	if a.Status == store.ApprovalPending {
+		o := op{kind: opInputSet, toolCall: id, appr: &a}
+		req, _ := json.Marshal(o.inputRequest(SessionChannel(s.id)))
+		s.pending[a.ID] = pendingReq{Request: req, seq: h.seq + uint64(len(ops))}
+		h.approvals[a.ID] = approvalJSON(a)
+	} else {
+		delete(s.pending, a.ID)
+		delete(h.approvals, a.ID)
+	}
+	s.summary.Pending = len(s.pending)
+	s.dirty = true
+	for i := range ops {
+		ie := indexEntry{kind: ops[i].kind, toolCall: ops[i].toolCall, approved: ops[i].approved, how: ops[i].how,
+			approvalID: a.ID, apStatus: a.Status}
+		h.publishLocked(s, &ops[i], ie)
+	}
+	if a.Status == store.ApprovalPending {
+		h.publishRootLocked(map[string]any{"type": "ahp/approvalAdded", "approval": approvalJSON(a)})
+	} else {
+		h.publishRootLocked(map[string]any{"type": "ahp/approvalRemoved", "approvalId": a.ID, "status": string(a.Status)})
+	}
+}
+
+// actionParams is the params of an action notification.
+type actionParams struct {
+	Channel   string `json:"channel"`
+	Action    any    `json:"action"`
+	ServerSeq uint64 `json:"serverSeq"`
+}
+
+// encodeAction returns an action envelope and its JSON-RPC notification.
+func encodeAction(channel string, action any, seq uint64) (params json.RawMessage, data []byte) {
+	p, err := json.Marshal(actionParams{channel, action, seq})
+	if err != nil {
+		p, _ = json.Marshal(actionParams{channel, map[string]any{"type": "ahp/unencodable", "error": err.Error()}, seq})
+	}
+	data = make([]byte, 0, len(p)+48)
+	data = append(data, `{"jsonrpc":"2.0","method":"action","params":`...)
+	data = append(data, p...)
+	data = append(data, '}')
+	return p, data
+}
+
+// publishLocked gives o the next serverSeq, keeps it in the ring and the
+// session's replay index, and queues it to the session's subscribers.
+func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
+	ch := SessionChannel(s.id)
+	h.seq++
+	ie.seq = h.seq
+	if o.kind == opRun {
+		ie.runID = runIDOf(o.run)
+	}
+	s.index = append(s.index, ie)
+	h.indexTotal++
+	if h.indexTotal > h.o.IndexSize {
+		h.trimIndexLocked()
+	}
+	p, data := encodeAction(ch, o.build(ch), h.seq)
+	h.pushLocked(ch, p, data)
+}
+
+// publishRootLocked publishes an action on the root channel. Root actions
+// are replayed from the ring only; beyond it the root gets a snapshot.
+func (h *Hub) publishRootLocked(action map[string]any) {
+	h.seq++
+	p, data := encodeAction(RootChannel, action, h.seq)
+	h.pushLocked(RootChannel, p, data)
+}
+
+func (h *Hub) pushLocked(ch string, params json.RawMessage, data []byte) {
+	h.ring[h.ringEnd] = frame{seq: h.seq, channel: ch, params: params, data: data}
+	h.ringEnd = (h.ringEnd + 1) % len(h.ring)
+	h.ringLen = min(h.ringLen+1, len(h.ring))
+	for ob := range h.subs[ch] {
+		ob.enqueue(data)
+	}
+}
+
+// trimIndexLocked drops the oldest half of the largest session index.
+func (h *Hub) trimIndexLocked() {
+	var big *session
+	for _, s := range h.sessions {
+		if big == nil || len(s.index) > len(big.index) {
+			big = s
+		}
+	}
+	if big == nil || len(big.index) == 0 {
+		h.indexTotal = 0
+		return
+	}
+	n := max(1, len(big.index)/2)
+	big.indexFrom = big.index[n-1].seq
+	big.index = append(big.index[:0], big.index[n:]...)
+	h.indexTotal -= n
+}
+
+// notifyRootLocked sends a catalogue notification to root subscribers.
+func (h *Hub) notifyRootLocked(method string, params any) {
+	b, err := json.Marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return
+	}
+	for ob := range h.subs[RootChannel] {
+		ob.enqueue(b)
+	}
+}
+
+// PolicyReloaded records the result of a policy reload and tells root
+// subscribers.
+func (h *Hub) PolicyReloaded(err error) {
+	r := ReloadInfo{At: h.o.Now().UTC(), OK: err == nil, Version: h.o.PolicyVersion()}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reload = r
+	h.publishRootLocked(map[string]any{"type": "ahp/policyChanged", "policy": h.policyLocked()})
+}
+
+// Run publishes changed session summaries (every 250ms), statistics
+// (every second) and run records until ctx ends.
+func (h *Hub) Run(ctx context.Context) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			h.closeAll()
+			return
+		case r := <-h.runq:
+			h.publishRun(ctx, r)
+		case <-tick.C:
+			n++
+			h.flushSummaries()
+			if n%4 == 0 {
+				h.publishStats()
+			}
+		}
+	}
+}
+
+func (h *Hub) flushSummaries() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.sessions {
+		if s.dirty {
+			s.dirty = false
+			h.notifyRootLocked("root/sessionSummaryChanged", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id), "changes": s.summary})
+		}
+	}
+}
+
+func (h *Hub) publishStats() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.stats.changed {
+		return
+	}
+	h.stats.changed = false
+	h.publishRootLocked(map[string]any{"type": "ahp/statsChanged", "stats": h.stats.json(h.o.Now())})
+}
+
+func (h *Hub) publishRun(ctx context.Context, r runReq) {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	rec, err := h.o.Store.Runs().Get(rctx, r.runID)
+	cancel()
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, _ := h.sessionLocked(r.sessionID)
+	b := runJSON(rec)
+	s.runs[r.runID] = b
+	h.publishLocked(s, &op{kind: opRun, run: b}, indexEntry{kind: opRun})
+}
+
+func runIDOf(b json.RawMessage) string {
+	var r struct {
+		RunID string `json:"runId"`
+	}
+	_ = json.Unmarshal(b, &r)
+	return r.RunID
+}
+
+// closeAll disconnects every observer (the harness is stopping).
+func (h *Hub) closeAll() {
+	h.mu.Lock()
+	obs := make([]*observer, 0, len(h.observers))
+	for ob := range h.observers {
+		obs = append(obs, ob)
+	}
+	h.mu.Unlock()
+	for _, ob := range obs {
+		ob.shutdown("the harness is stopping")
+	}
+}
+
+// Observers returns how many observers are connected.
+func (h *Hub) Observers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.observers)
+}
+
+// ServerSeq returns the last serverSeq published.
+func (h *Hub) ServerSeq() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq
+}
+
+// SetDecider sets the Decider that answers approvals (when the harness is
+// built after the hub).
+func (h *Hub) SetDecider(d Decider) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.o.Decider = d
+}

@@ -1,0 +1,236 @@
+package observe
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/ahp-go/ahp/store"
+)
+
+// maxTimeline is how many entries a session's snapshot keeps.
+const maxTimeline = 500
+
+// maxEventBytes is the largest event an action carries inline; a larger
+// one is announced by its size only.
+const maxEventBytes = 16 << 10
+
+// Entry is one line of a session's timeline: an audited event with its
+// decision. Every field comes from the audit record, which is redacted.
+type Entry struct {
+	AuditID       int64           `json:"auditId,omitempty"`
+	Time          time.Time       `json:"time"`
+	EventType     string          `json:"eventType"`
+	AgentID       string          `json:"agentId"`
+	Depth         uint32          `json:"depth"`
+	Blocking      bool            `json:"blocking"`
+	Outcome       string          `json:"outcome,omitempty"`
+	RuleID        string          `json:"ruleId,omitempty"`
+	Reason        string          `json:"reason,omitempty"`
+	LatencyMs     float64         `json:"latencyMs"`
+	PolicyVersion string          `json:"policyVersion,omitempty"`
+	Principal     string          `json:"principal,omitempty"`
+	Transport     string          `json:"transport,omitempty"`
+	Redacted      []string        `json:"redacted,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	ToolName      string          `json:"toolName,omitempty"`
+	ToolCallID    string          `json:"toolCallId,omitempty"`
+	ApprovalID    string          `json:"approvalId,omitempty"`
+	Framework     string          `json:"framework,omitempty"`
+	RunID         string          `json:"runId,omitempty"`
+	EventBytes    int             `json:"eventBytes"`
+	Event         json.RawMessage `json:"event,omitempty"`
+}
+
+// eventFields are the parts of an event JSON an entry shows.
+type eventFields struct {
+	Depth   uint32 `json:"depth"`
+	Payload struct {
+		ToolName  string `json:"tool_name"`
+		RunID     string `json:"run_id"`
+		AgentInfo struct {
+			Framework string `json:"framework"`
+		} `json:"agent_info"`
+	} `json:"payload"`
+}
+
+// entryOf builds the timeline entry of an audit record.
+func entryOf(rec *store.AuditRecord) Entry {
+	e := Entry{AuditID: rec.ID, Time: rec.Time.UTC(), EventType: rec.EventType, AgentID: rec.AgentID,
+		Blocking: rec.Blocking, Outcome: rec.Outcome, RuleID: rec.RuleID,
+		LatencyMs: float64(rec.Latency.Microseconds()) / 1000, PolicyVersion: rec.PolicyVersion,
+		Principal: rec.Principal, Transport: rec.Transport, Redacted: rec.Redacted, Error: rec.Error,
+		EventBytes: len(rec.Event)}
+	if rec.Outcome == "rejected" {
+		e.Reason = rec.Error
+	}
+	var ef eventFields
+	if len(rec.Event) > 0 && json.Unmarshal(rec.Event, &ef) == nil {
+		e.Depth, e.ToolName, e.RunID, e.Framework = ef.Depth, ef.Payload.ToolName, ef.Payload.RunID, ef.Payload.AgentInfo.Framework
+	}
+	if len(rec.Event) <= maxEventBytes {
+		e.Event = rec.Event
+	}
+	if len(rec.Decision) > 0 {
+		var d struct {
+			Reason   string `json:"reason"`
+			Metadata struct {
+				ApprovalID string `json:"approval_id"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(rec.Decision, &d) == nil {
+			e.Reason, e.ApprovalID = d.Reason, d.Metadata.ApprovalID
+		}
+	}
+	return e
+}
+
+// Summary is a session as the catalogue shows it. The first fields are
+// the Host Protocol's SessionSummary; the ahp ones are the harness's.
+type Summary struct {
+	Resource     string           `json:"resource"`
+	Provider     string           `json:"provider"`
+	Title        string           `json:"title"`
+	Status       string           `json:"status"`
+	CreatedAt    int64            `json:"createdAt"`
+	ModifiedAt   int64            `json:"modifiedAt"`
+	AgentID      string           `json:"ahpAgentId"`
+	Framework    string           `json:"ahpFramework,omitempty"`
+	Counts       map[string]int64 `json:"ahpCounts"`
+	Events       int64            `json:"ahpEvents"`
+	Pending      int              `json:"ahpPendingApprovals"`
+	MaxDepth     uint32           `json:"ahpMaxDepth"`
+	LastActivity time.Time        `json:"ahpLastActivity"`
+}
+
+// session is the hub's state of one session.
+type session struct {
+	id       string
+	summary  Summary
+	timeline []Entry               // the newest maxTimeline entries, oldest first
+	open     map[string]string     // tool name → id of the last allowed tool call not yet completed
+	pending  map[string]pendingReq // approval id → request
+	runs     map[string]json.RawMessage
+	dirty    bool // summary changed since it was last announced
+	// announced holds the tool calls of approvals that were announced
+	// as pending; confirmed those whose confirmation was published.
+	announced map[string]bool
+	confirmed map[string]bool
+	index     []indexEntry // replay index of the session's actions, oldest first
+	indexFrom uint64       // every action of the session after this serverSeq is in index
+}
+
+// pendingReq is an approval waiting for a human, as the session shows it.
+type pendingReq struct {
+	Request json.RawMessage
+	seq     uint64
+}
+
+func newSession(id string, now time.Time) *session {
+	return &session{id: id, summary: Summary{Resource: SessionChannel(id), Provider: "ahp", Title: id,
+		Status: "idle", CreatedAt: now.UnixMilli(), ModifiedAt: now.UnixMilli(), Counts: map[string]int64{}, LastActivity: now.UTC()},
+		open: map[string]string{}, pending: map[string]pendingReq{}, runs: map[string]json.RawMessage{},
+		announced: map[string]bool{}, confirmed: map[string]bool{}}
+}
+
+// apply adds a recorded entry to the session.
+func (s *session) apply(e Entry) {
+	s.timeline = append(s.timeline, e)
+	if len(s.timeline) > maxTimeline {
+		s.timeline = append(s.timeline[:0], s.timeline[len(s.timeline)-maxTimeline:]...)
+	}
+	sm := &s.summary
+	sm.Events++
+	if e.Outcome != "" {
+		sm.Counts[e.Outcome]++
+	}
+	if e.AgentID != "" {
+		sm.AgentID = e.AgentID
+	}
+	if e.Framework != "" {
+		sm.Framework = e.Framework
+	}
+	sm.MaxDepth = max(sm.MaxDepth, e.Depth)
+	sm.LastActivity = e.Time
+	sm.ModifiedAt = e.Time.UnixMilli()
+	switch e.EventType {
+	case "session_end":
+		sm.Status = "ended"
+	default:
+		sm.Status = "active"
+	}
+	s.dirty = true
+}
+
+// State is a session channel's snapshot state: the Host Protocol's
+// summary and inputNeeded, and the harness's timeline and runs.
+type State struct {
+	Summary     Summary           `json:"summary"`
+	InputNeeded []json.RawMessage `json:"inputNeeded"`
+	Timeline    []Entry           `json:"ahpTimeline"`
+	Runs        []json.RawMessage `json:"ahpRuns"`
+}
+
+// state returns a copy of the session's snapshot state.
+func (s *session) state() State {
+	st := State{Summary: s.summary, Timeline: append([]Entry(nil), s.timeline...),
+		InputNeeded: []json.RawMessage{}, Runs: []json.RawMessage{}}
+	st.Summary.Counts = make(map[string]int64, len(s.summary.Counts))
+	for k, v := range s.summary.Counts {
+		st.Summary.Counts[k] = v
+	}
+	reqs := make([]pendingReq, 0, len(s.pending))
+	for _, p := range s.pending {
+		reqs = append(reqs, p)
+	}
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i].seq < reqs[j].seq })
+	for _, p := range reqs {
+		st.InputNeeded = append(st.InputNeeded, p.Request)
+	}
+	ids := make([]string, 0, len(s.runs))
+	for id := range s.runs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		st.Runs = append(st.Runs, s.runs[id])
+	}
+	return st
+}
+
+// RunJSON is a run record as observers see it.
+type RunJSON struct {
+	RunID     string          `json:"runId"`
+	SessionID string          `json:"sessionId"`
+	Status    string          `json:"status"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+	Flags     []string        `json:"flags,omitempty"`
+	Record    json.RawMessage `json:"record"`
+}
+
+func runJSON(r store.RunRecord) json.RawMessage {
+	b, _ := json.Marshal(RunJSON{RunID: r.RunID, SessionID: r.SessionID, Status: r.Status, UpdatedAt: r.UpdatedAt, Flags: r.Flags, Record: r.Record})
+	return b
+}
+
+// ApprovalJSON is a pending approval as the root channel lists it.
+type ApprovalJSON struct {
+	ID         string          `json:"id"`
+	Created    time.Time       `json:"created"`
+	SessionID  string          `json:"sessionId"`
+	AgentID    string          `json:"agentId"`
+	RuleID     string          `json:"ruleId"`
+	Reason     string          `json:"reason"`
+	Status     string          `json:"status"`
+	ToolCallID string          `json:"toolCallId"`
+	Event      json.RawMessage `json:"event,omitempty"`
+}
+
+func approvalJSON(a store.Approval) ApprovalJSON {
+	out := ApprovalJSON{ID: a.ID, Created: a.Created.UTC(), SessionID: a.SessionID, AgentID: a.AgentID, RuleID: a.RuleID,
+		Reason: a.Reason, Status: string(a.Status), ToolCallID: approvalToolCallID(a.ID)}
+	if len(a.Event) <= maxEventBytes {
+		out.Event = a.Event
+	}
+	return out
+}
