@@ -59,6 +59,11 @@ type Options struct {
 	// Observer, when set, is told of every audit record and approval as
 	// it is stored (redacted, as stored).
 	Observer Observer
+	// QueryRate bounds the ahp/query requests a session may make per
+	// second (a token bucket of QueryBurst); 10 per second and a burst of
+	// 20 when 0. See docs/query.md.
+	QueryRate  float64
+	QueryBurst int
 	// Shadow, when set, evaluates a candidate policy beside the live one
 	// and records where they disagree (docs/shadow.md).
 	Shadow *ShadowPolicy
@@ -85,6 +90,7 @@ type Harness struct {
 	approvals *approvalWaiters
 	met       *Metrics
 	red       *redact.Redactor
+	queries   queryState // rate limits and session owners of ahp/query
 }
 
 // New returns a Harness. Call Start before serving and Close after.
@@ -159,13 +165,7 @@ func principalID(p transport.Info) string {
 func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol.Decision, error) {
 	start := h.now()
 	peer := peerOf(ctx)
-	var res policy.Result
-	if reason := h.superviseCheck(ev); reason != "" {
-		res = policy.Result{Decision: protocol.Block(reason), RuleID: "descriptor"}
-		res.Decision.Metadata, _ = json.Marshal(map[string]string{"rule_id": "descriptor", "descriptor_hash": h.descriptorHash()})
-	} else {
-		res = h.evaluate(ev, peer)
-	}
+	res := h.genericResult(ev, peer, false)
 	// Decided: from here on only the redacted event is kept.
 	sv := h.seal(ev, res.PayloadSecrets)
 	se := &sv
@@ -187,15 +187,46 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	return d, nil
 }
 
+// genericResult is the verdict on a generic blocking event: the
+// descriptor's refusal, else the policy's decision. With preview set (an
+// ahp/query check) it has no side effect: no turn is counted and no metric
+// moves; the verdict is the same.
+func (h *Harness) genericResult(ev *protocol.Event, peer transport.Info, preview bool) policy.Result {
+	var reason string
+	if sup := h.opts.Supervisor; sup != nil {
+		if preview {
+			reason = sup.Preview(ev)
+		} else {
+			reason = sup.Check(ev)
+		}
+	}
+	if reason != "" {
+		res := policy.Result{Decision: protocol.Block(reason), RuleID: "descriptor"}
+		res.Decision.Metadata, _ = json.Marshal(map[string]string{"rule_id": "descriptor", "descriptor_hash": h.descriptorHash()})
+		return res
+	}
+	if preview {
+		in := h.policyInput(ev, peer)
+		return h.opts.Engine.Set().Evaluate(&in)
+	}
+	return h.evaluate(ev, peer)
+}
+
 // evaluate runs the policy engine on ev.
 func (h *Harness) evaluate(ev *protocol.Event, peer transport.Info) policy.Result {
+	in := h.policyInput(ev, peer)
+	res := h.opts.Engine.Evaluate(&in)
+	h.shadowPolicy(&in, &res)
+	return res
+}
+
+// policyInput is what the policy sees of ev.
+func (h *Harness) policyInput(ev *protocol.Event, peer transport.Info) policy.Input {
 	in := policy.Input{Event: ev, Session: h.sessions.State(ev.SessionID), Transport: peer.Transport}
 	if peer.Principal != nil {
 		in.Principal = policy.Principal{ID: peer.Principal.ID, Roles: peer.Principal.Roles}
 	}
-	res := h.opts.Engine.Evaluate(&in)
-	h.shadowPolicy(&in, &res)
-	return res
+	return in
 }
 
 // record appends the audit record of a blocking event and waits until it
@@ -316,12 +347,4 @@ func (h *Harness) descriptorHash() string {
 		return ""
 	}
 	return h.opts.Supervisor.Descriptor().Hash()
-}
-
-// superviseCheck applies the descriptor, if any.
-func (h *Harness) superviseCheck(ev *protocol.Event) string {
-	if h.opts.Supervisor == nil {
-		return ""
-	}
-	return h.opts.Supervisor.Check(ev)
 }

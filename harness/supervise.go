@@ -77,8 +77,15 @@ func (s *DescriptorSupervisor) Observe(ev *protocol.Event) {
 	s.runs[ev.SessionID] = run
 }
 
-// Check returns why ev breaks the descriptor, or "" when it does not.
-func (s *DescriptorSupervisor) Check(ev *protocol.Event) string {
+// Check returns why ev breaks the descriptor, or "" when it does not. A
+// pre_prompt counts as a turn of its run.
+func (s *DescriptorSupervisor) Check(ev *protocol.Event) string { return s.check(ev, true) }
+
+// Preview is Check without side effects: a pre_prompt is judged as the
+// next turn of its run but not counted (ahp/query "check").
+func (s *DescriptorSupervisor) Preview(ev *protocol.Event) string { return s.check(ev, false) }
+
+func (s *DescriptorSupervisor) check(ev *protocol.Event, count bool) string {
 	if ev.EventType != protocol.EventPreAction && ev.EventType != protocol.EventPrePrompt {
 		return ""
 	}
@@ -87,7 +94,7 @@ func (s *DescriptorSupervisor) Check(ev *protocol.Event) string {
 		return fmt.Sprintf("agent %q is not declared in descriptor %s (declared: %s)", ev.AgentID, s.name(), strings.Join(s.d.AgentIDs(), ", "))
 	}
 	if ev.EventType == protocol.EventPrePrompt {
-		return s.countTurn(ev)
+		return s.countTurn(ev, count)
 	}
 	tool := stringMember(ev.Payload, "tool_name")
 	actionType := stringMember(ev.Payload, "action_type")
@@ -197,8 +204,9 @@ func decodeRunContext(raw json.RawMessage, ctx *map[string]any) error {
 	return nil
 }
 
-// countTurn counts a pre_prompt and refuses it beyond max_turns.
-func (s *DescriptorSupervisor) countTurn(ev *protocol.Event) string {
+// countTurn counts a pre_prompt (when count is set) and refuses it beyond
+// max_turns.
+func (s *DescriptorSupervisor) countTurn(ev *protocol.Event, count bool) string {
 	max := s.d.MaxTurns()
 	if max <= 0 {
 		return ""
@@ -207,11 +215,14 @@ func (s *DescriptorSupervisor) countTurn(ev *protocol.Event) string {
 	defer s.mu.Unlock()
 	run := s.runs[ev.SessionID]
 	key := ev.SessionID + "\x00" + run
-	if len(s.turns) >= maxTrackedRuns {
+	if count && len(s.turns) >= maxTrackedRuns {
 		clear(s.turns)
 	}
-	s.turns[key]++
-	if n := s.turns[key]; n > max {
+	n := s.turns[key] + 1
+	if count {
+		s.turns[key] = n
+	}
+	if n > max {
 		where := "session " + ev.SessionID
 		if run != "" {
 			where = "run " + run
