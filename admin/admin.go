@@ -67,6 +67,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("POST /v1/approvals/{id}/approve", a.with("approver", a.decide(true)))
 	mux.HandleFunc("POST /v1/approvals/{id}/deny", a.with("approver", a.decide(false)))
 	mux.HandleFunc("POST /v1/policy/reload", a.with("admin", a.reload))
+	mux.HandleFunc("GET /v1/shadow/report", a.with("admin", a.shadowReport))
 	return mux
 }
 

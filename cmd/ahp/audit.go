@@ -38,7 +38,7 @@ format is described in docs/audit-format.md.`,
 	}
 	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", "./ahp-data", "data directory of the harness, holding ahp.db")
 	cmd.AddCommand(newAuditTailCmd(&dataDir), newAuditQueryCmd(&dataDir), newAuditExportCmd(&dataDir),
-		newAuditRedactCmd(&dataDir))
+		newAuditRedactCmd(&dataDir), newAuditShadowReportCmd(&dataDir))
 	return cmd
 }
 
@@ -46,6 +46,7 @@ format is described in docs/audit-format.md.`,
 type auditFilterFlags struct {
 	session, outcome, rule, eventType string
 	since, until                      string
+	shadow                            bool
 }
 
 func (a *auditFilterFlags) add(cmd *cobra.Command, withTime bool) {
@@ -54,6 +55,7 @@ func (a *auditFilterFlags) add(cmd *cobra.Command, withTime bool) {
 	f.StringVar(&a.outcome, "decision", "", "only records with this outcome (allow, block, modify, defer, escalate, …)")
 	f.StringVar(&a.rule, "rule", "", "only records decided by this rule")
 	f.StringVar(&a.eventType, "event-type", "", "only records of this event type")
+	f.BoolVar(&a.shadow, "shadow", false, "only records where a shadow rule or the shadow policy would have changed the outcome")
 	if withTime {
 		f.StringVar(&a.since, "since", "", "only records at or after this time: RFC 3339, or a duration ago such as 15m or 24h")
 		f.StringVar(&a.until, "until", "", "only records before this time: RFC 3339, or a duration ago")
@@ -62,6 +64,9 @@ func (a *auditFilterFlags) add(cmd *cobra.Command, withTime bool) {
 
 func (a *auditFilterFlags) filter(now time.Time) (store.AuditFilter, error) {
 	f := store.AuditFilter{SessionID: a.session, Outcome: a.outcome, RuleID: a.rule, EventType: a.eventType}
+	if a.shadow {
+		f.Shadow = store.ShadowChanged
+	}
 	var err error
 	if f.Since, err = parseTimeFlag("--since", a.since, now); err != nil {
 		return f, err
@@ -337,6 +342,9 @@ func (t *auditTable) row(r *store.AuditRecord) {
 	reason := decisionReason(r.Decision)
 	if r.Error != "" {
 		reason = strings.TrimSpace(reason + " [error: " + r.Error + "]")
+	}
+	if s := shadowSummary(r.Shadow); s != "" {
+		reason = strings.TrimSpace(reason + " [shadow: " + s + "]")
 	}
 	t.line([]string{strconv.FormatInt(r.ID, 10), r.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
 		r.SessionID, r.EventType, outcome, r.RuleID, r.Latency.Round(time.Microsecond).String(),

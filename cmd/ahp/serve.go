@@ -357,6 +357,7 @@ func effectiveConfig(cmd *cobra.Command, o *serveOptions) error {
 	}
 	c.Auth = config.AuthConfig{Credentials: netFlags.credentials, InsecureNoAuth: netFlags.insecureNoAuth,
 		TLSCert: netFlags.tlsCert, TLSKey: netFlags.tlsKey, ClientCA: netFlags.clientCA}
+	applyShadowFlags(f, &c)
 	if err := c.Validate(); err != nil {
 		return err
 	}
