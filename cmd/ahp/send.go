@@ -39,13 +39,18 @@ func init() { register(newSendCmd) }
 func newSendCmd() *cobra.Command {
 	o := &sendOptions{}
 	cmd := &cobra.Command{
-		Use:   "send --connect ADDRESS EVENT_TYPE PAYLOAD_JSON",
+		Use:   "send --connect ADDRESS EVENT_TYPE PAYLOAD_JSON | query QUERY_TYPE [PAYLOAD_JSON]",
 		Short: "Send one event to a harness and print its decision",
 		Long: `Send one event to a harness and print the decision as JSON on stdout.
 
 ahp send connects, performs the handshake, sends the event and exits.
 Fire-and-forget event types (post_action, session_start, ...) are sent as
 notifications and print nothing.
+
+ahp send query QUERY_TYPE [PAYLOAD_JSON] sends ahp/query instead and prints
+the response ({"answer": ..., "reason": ...}); see docs/query.md for the
+query types (check, budget, approval, rules, policy). A check exits like
+the event it checks; a null answer exits 1.
 
 Addresses:
   stdio:'PROGRAM ARGS'   start the harness program and talk over its stdin/stdout
@@ -65,9 +70,13 @@ Exit codes:
   3  defer or escalate (typed events: idle defer, confirmation escalate)`,
 		Example: `  ahp send --connect unix:./ahp.sock pre_action '{"tool_name":"bash","arguments":{"command":"rm -rf /"}}'
   ahp send --connect 'stdio:ahp serve --listen stdio' pre_prompt '{"prompt":"hello"}'
-  ahp send --connect unix:./ahp.sock intent_detection '{"session_id":"s","prompt":"where is main.go","workspace":"."}'`,
-		Args: cobra.ExactArgs(2),
+  ahp send --connect unix:./ahp.sock intent_detection '{"session_id":"s","prompt":"where is main.go","workspace":"."}'
+  ahp send --connect unix:./ahp.sock query check '{"event_type":"pre_action","payload":{"tool_name":"bash","arguments":{"command":"rm -rf /"}}}'`,
+		Args: sendArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == sendQueryWord {
+				return runSendQuery(cmd, o, args[1:])
+			}
 			return runSend(cmd, o, args[0], args[1])
 		},
 	}
