@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -286,4 +287,34 @@ func TestProxyServerEverything(t *testing.T) {
 		t.Fatalf("resources/list: %v", err)
 	}
 	waitEvents(t, h, protocol.EventPostAction, 3)
+}
+
+func TestProxyStreamableHTTP(t *testing.T) {
+	var (
+		seen []string
+		mu   sync.Mutex
+	)
+	h := &rules{}
+	handler := &HTTPHandler{
+		Upstream: func(ctx context.Context) (mcp.Connection, error) { return echoServer(t, &seen, &mu).Connect(ctx) },
+		Options:  Options{Harness: h, ServerName: "echo-server"},
+	}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if r := callTool(t, cs, "echo", "over http"); r.IsError || text(r) != "Echo: over http" {
+		t.Fatalf("allowed: %q", text(r))
+	}
+	if r := callTool(t, cs, "delete", "x"); !r.IsError || !strings.Contains(text(r), "blocked") {
+		t.Fatalf("blocked: %q", text(r))
+	}
+	if pre := h.eventsOf(protocol.EventPreAction); len(pre) != 2 || !strings.HasPrefix(pre[0].SessionID, "mcp-") {
+		t.Fatalf("pre_action events: %d", len(pre))
+	}
 }

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runHookCmd runs ahp hook with stdin and returns stdout, stderr and the
+// exit code.
+func runHookCmd(t *testing.T, bin, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"hook"}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out.String()), strings.TrimSpace(errb.String()), code
+}
+
+const (
+	claudeRmRoot = `{"session_id":"s-claude","transcript_path":"/t.jsonl","cwd":"/work","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"toolu_1"}`
+	claudeLs     = `{"session_id":"s-claude","transcript_path":"/t.jsonl","cwd":"/work","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_2"}`
+	geminiRmRoot = `{"session_id":"s-gemini","transcript_path":"/t.json","cwd":"/work","hook_event_name":"BeforeTool","timestamp":"2026-11-23T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","description":"clean"}}`
+	codexRmRoot  = `{"session_id":"s-codex","transcript_path":null,"cwd":"/work","hook_event_name":"PreToolUse","model":"m","permission_mode":"default","turn_id":"t","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"c1"}`
+)
+
+// TestHookCommand runs ahp hook against ahp serve (the built-in packs
+// block rm -rf /), then with the harness gone: fail closed.
+func TestHookCommand(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	port := freePort(t)
+	srv, sock, stderr := startServe(t, bin, dir, "--listen", fmt.Sprintf("http://127.0.0.1:%d", port))
+	addr := "unix:" + sock
+
+	out, _, code := runHookCmd(t, bin, claudeRmRoot, "claude-code", "--connect", addr)
+	if code != 0 || !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"ahp: blocked by the harness: `) {
+		t.Fatalf("claude rm -rf /: exit %d %s", code, out)
+	}
+	if out, _, code := runHookCmd(t, bin, claudeLs, "claude-code", "--connect", addr); code != 0 || out != `{}` {
+		t.Fatalf("claude ls: exit %d %s", code, out)
+	}
+	if out, _, code := runHookCmd(t, bin, geminiRmRoot, "gemini", "--connect", addr); code != 0 || !strings.HasPrefix(out, `{"decision":"deny","reason":"ahp: blocked by the harness: `) {
+		t.Fatalf("gemini: exit %d %s", code, out)
+	}
+	if out, _, code := runHookCmd(t, bin, codexRmRoot, "codex", "--connect", addr); code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) {
+		t.Fatalf("codex: exit %d %s", code, out)
+	}
+
+	// The HTTP hook endpoint of ahp serve gives the same answer.
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/hooks/codex", port), "application/json", strings.NewReader(codexRmRoot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"permissionDecision":"deny"`) {
+		t.Fatalf("HTTP hook: %d %s\n%s", resp.StatusCode, body, stderr.String())
+	}
+
+	// Claude Code's SessionStart exports the session id for its Bash commands.
+	envFile := filepath.Join(dir, "claude.env")
+	cmd := exec.Command(bin, "hook", "claude-code", "--connect", addr)
+	cmd.Env = append(os.Environ(), "CLAUDE_ENV_FILE="+envFile)
+	cmd.Stdin = strings.NewReader(`{"session_id":"s-claude","hook_event_name":"SessionStart","source":"startup","cwd":"/work"}`)
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != `{}` {
+		t.Fatalf("session start: %v %s", err, out)
+	}
+	if b, _ := os.ReadFile(envFile); string(b) != "export AHP_SESSION_ID='s-claude'\n" {
+		t.Fatalf("env file: %q", b)
+	}
+
+	// The harness goes away: every tool's hook blocks, with exit code 2.
+	_ = srv.Process.Kill()
+	_ = srv.Wait()
+	for _, c := range []struct{ tool, in string }{{"claude-code", claudeLs}, {"gemini", geminiRmRoot}, {"codex", codexRmRoot}} {
+		start := time.Now()
+		out, errOut, code := runHookCmd(t, bin, c.in, c.tool, "--connect", addr, "--timeout", "2s")
+		if code != 2 || out != "" || !strings.Contains(errOut, "failing closed") || time.Since(start) > 5*time.Second {
+			t.Fatalf("%s with the harness down: exit %d stdout %q stderr %q", c.tool, code, out, errOut)
+		}
+	}
+	// No address at all: also a block.
+	if _, errOut, code := runHookCmd(t, bin, claudeLs, "claude-code"); code != 2 || !strings.Contains(errOut, "failing closed") {
+		t.Fatalf("no address: exit %d %s", code, errOut)
+	}
+}
+
+// TestHookInstallCommand checks ahp hook install: print, write, rerun.
+func TestHookInstallCommand(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bin, append([]string{"hook", "install"}, args...)...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return out.String(), ee.ExitCode()
+		}
+		return out.String(), 0
+	}
+	if out, code := run("codex", "--dir", dir, "--connect", "unix:/run/ahp.sock"); code != 0 || !strings.Contains(out, `hook codex --connect unix:/run/ahp.sock --timeout 1m50s`) || !strings.Contains(out, "trust") {
+		t.Fatalf("print: %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".codex", "hooks.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("written without --write")
+	}
+	if out, code := run("codex", "--dir", dir, "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("write: %d %s", code, out)
+	}
+	if out, code := run("codex", "--dir", dir, "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "nothing changed") {
+		t.Fatalf("rerun: %d %s", code, out)
+	}
+	bad := filepath.Join(dir, ".gemini")
+	_ = os.MkdirAll(bad, 0o755)
+	_ = os.WriteFile(filepath.Join(bad, "settings.json"), []byte("{oops"), 0o644)
+	if out, code := run("gemini", "--dir", dir, "--connect", "unix:/x", "--write"); code != 1 || !strings.Contains(out, "left untouched") {
+		t.Fatalf("invalid: %d %s", code, out)
+	}
+}
