@@ -24,3 +24,23 @@ func WriteSessionEnv(path, name, value string) error {
 	}
 	return err
 }
+
+// SessionEnv is the variable in which the session's id is exported to the
+// tool calls. It must equal admin.SessionEnv (a test in cmd/ahp checks);
+// it is repeated here so that the small ahp-hook executable does not link
+// the admin package.
+const SessionEnv = "AHP_SESSION_ID"
+
+// ExportSession writes SessionEnv for a Claude Code SessionStart input to
+// envFile ($CLAUDE_ENV_FILE); it does nothing for other events or when
+// envFile is empty.
+func ExportSession(raw []byte, envFile string) error {
+	if envFile == "" {
+		return nil
+	}
+	in, err := ParseInput(raw)
+	if err != nil || KindOf(ClaudeCode, in.HookEventName) != KindSessionStart {
+		return nil
+	}
+	return WriteSessionEnv(envFile, SessionEnv, SessionID(ClaudeCode, in))
+}

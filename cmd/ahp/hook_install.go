@@ -67,11 +67,7 @@ func runHookInstall(cmd *cobra.Command, o *hookInstallOptions, toolName string) 
 		if o.connect == "" {
 			return exitWith(exitFail, "--connect is required (or set AHP_CONNECT)")
 		}
-		exe, err := os.Executable()
-		if err != nil {
-			exe = "ahp"
-		}
-		command = fmt.Sprintf("%s hook %s --connect %s --timeout %s", shellQuote(exe), tool, shellQuote(o.connect), o.timeout)
+		command = defaultHookCommand(tool, o.connect, o.timeout)
 	}
 	scope, home := hooks.ScopeProject, ""
 	if o.user {
@@ -111,4 +107,21 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// defaultHookCommand runs the small ahp-hook executable when it is
+// installed next to this ahp (it starts several times faster, which every
+// tool call pays), else ahp hook.
+func defaultHookCommand(tool hooks.Tool, connect string, timeout time.Duration) string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "ahp"
+	}
+	args := fmt.Sprintf("%s --connect %s --timeout %s", tool, shellQuote(connect), timeout)
+	if small := filepath.Join(filepath.Dir(exe), "ahp-hook"); err == nil {
+		if st, serr := os.Stat(small); serr == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return shellQuote(small) + " " + args
+		}
+	}
+	return shellQuote(exe) + " hook " + args
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ahp-go/ahp/adapters/hooks"
+	"github.com/ahp-go/ahp/admin"
 	"io"
 	"net/http"
 	"os"
@@ -133,5 +135,13 @@ func TestHookInstallCommand(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(bad, "settings.json"), []byte("{oops"), 0o644)
 	if out, code := run("gemini", "--dir", dir, "--connect", "unix:/x", "--write"); code != 1 || !strings.Contains(out, "left untouched") {
 		t.Fatalf("invalid: %d %s", code, out)
+	}
+}
+
+// The small ahp-hook executable repeats admin.SessionEnv so as not to link
+// the admin package; both must name the same variable.
+func TestHookSessionEnvName(t *testing.T) {
+	if hooks.SessionEnv != admin.SessionEnv {
+		t.Fatalf("hooks.SessionEnv %q != admin.SessionEnv %q", hooks.SessionEnv, admin.SessionEnv)
 	}
 }
