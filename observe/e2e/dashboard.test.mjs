@@ -1,0 +1,166 @@
+// Browser tests of the ahp dashboard: Playwright (playwright-core) drives
+// Debian's chromium against a real `ahp serve`; events come from `ahp send`.
+// Run from .ci/run, or: AHP_BIN=/path/to/ahp npm test (in observe/e2e).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import net from 'node:net';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const results = join(here, 'test-results');
+mkdirSync(results, { recursive: true });
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const APPROVER = 'approver-key-0123456789';
+const OBSERVER = 'observer-key-0123456789';
+
+const dir = mkdtempSync(join(tmpdir(), 'ahp-dashboard-'));
+const sock = join(dir, 'ahp.sock');
+let bin = process.env.AHP_BIN;
+let serve, browser, base;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+// send runs `ahp send` and resolves with its exit code.
+function send(args) {
+  return new Promise((resolve) => {
+    const p = spawn(bin, ['send', '--connect', 'unix:' + sock, '--timeout', '90s', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    p.on('exit', (code) => resolve(code));
+  });
+}
+
+async function waitReady(url) {
+  for (let i = 0; i < 200; i++) {
+    try { const r = await fetch(url + '/readyz'); if (r.ok && existsSync(sock)) return; } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('ahp serve did not become ready');
+}
+
+before(async () => {
+  if (!bin) {
+    bin = join(dir, 'ahp');
+    execFileSync('go', ['build', '-o', bin, './cmd/ahp'], { cwd: join(here, '..', '..'), stdio: 'inherit' });
+  }
+  writeFileSync(join(dir, 'creds.yaml'), `version: 1
+principals:
+  - id: alice
+    roles: [approver]
+    api_keys: ["${APPROVER}"]
+  - id: watcher
+    roles: [observer]
+    api_keys: ["${OBSERVER}"]
+`, { mode: 0o600 });
+  writeFileSync(join(dir, 'policy.yaml'), `rules:
+  - id: approve-deploy
+    priority: 100
+    target: {event_types: [pre_action]}
+    condition: 'event.command.contains("deploy")'
+    outcome:
+      decision: escalate
+      reason: "deploys need an approval"
+      await_approval: {timeout: 90s, fallback: block, approver_role: approver}
+`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  serve = spawn(bin, ['serve', '--listen', 'unix:' + sock, '--admin', base, '--data-dir', join(dir, 'data'),
+    '--credentials', join(dir, 'creds.yaml'), '--policy', join(dir, 'policy.yaml'), '--log-level', 'error'], { stdio: 'inherit' });
+  await waitReady(base);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu',
+    '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (serve) serve.kill('SIGINT');
+});
+
+async function login(page, key) {
+  await page.goto(base + '/');
+  await page.screenshot({ path: join(results, '01-login.png') });
+  await page.fill('#credential', key);
+  await page.click('#login-btn');
+  await page.waitForSelector('#nav:not([hidden])');
+  await page.waitForSelector('#conn.live');
+}
+
+test('events sent with ahp send appear in the session timeline live', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await login(page, OBSERVER);
+  // The cookie is HttpOnly: the page's script cannot read it.
+  assert.equal(await page.evaluate(() => document.cookie), '');
+  assert.equal(await send(['--session', 'live-1', '--agent', 'coder', 'pre_action', '{"tool_name":"bash","arguments":{"command":"ls -la"}}']), 0);
+  await page.click('tr[data-session="live-1"]');
+  await page.waitForSelector('#timeline tr.tl-row[data-event-type="pre_action"][data-outcome="allow"]');
+  // Now live: a block and a notification arrive while the page is open.
+  assert.equal(await send(['--session', 'live-1', '--agent', 'coder', 'pre_action', '{"tool_name":"bash","arguments":{"command":"rm -rf /"}}']), 2);
+  await send(['--session', 'live-1', '--agent', 'coder', 'post_action', '{"tool_name":"bash","result":"ok"}']);
+  await page.waitForSelector('#timeline tr.tl-row[data-event-type="pre_action"][data-outcome="block"]');
+  await page.waitForSelector('#timeline tr.tl-row[data-event-type="post_action"]');
+  const rule = await page.textContent('#timeline tr.tl-row[data-outcome="block"] td:nth-child(7)');
+  assert.ok(rule.length > 0, 'the blocking rule is shown');
+  await page.click('#timeline tr.tl-row[data-outcome="block"]');
+  await page.waitForSelector('#payload:not([hidden])');
+  assert.match(await page.textContent('#payload'), /rm -rf/);
+  await page.screenshot({ path: join(results, '02-sessions.png'), fullPage: true });
+  // An observer sees approvals but cannot answer them.
+  const pending = send(['--session', 'live-1', 'pre_action', '{"tool_name":"bash","arguments":{"command":"deploy staging"}}']);
+  await page.click('#nav button[data-page="approvals"]');
+  await page.waitForSelector('.approval');
+  assert.equal(await page.locator('.approval button.approve').count(), 0);
+  // Answer it as the local admin, through the admin API, to release it.
+  const id = await page.getAttribute('.approval', 'data-approval-id');
+  const { readFileSync } = await import('node:fs');
+  const tok = readFileSync(join(dir, 'data', 'admin.token'), 'utf8').trim();
+  const r = await fetch(`${base}/v1/approvals/${id}/deny`, { method: 'POST', headers: { Authorization: 'Bearer ' + tok }, body: '{"reason":"cleanup"}' });
+  assert.equal(r.status, 200);
+  assert.equal(await pending, 2);
+  await page.close();
+});
+
+test('an escalation is approved and denied with a click', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await login(page, APPROVER);
+  await page.click('#nav button[data-page="approvals"]');
+
+  const approved = send(['--session', 'deploy-1', '--agent', 'release', 'pre_action', '{"tool_name":"bash","arguments":{"command":"deploy prod"}}']);
+  await page.waitForSelector('.approval[data-session="deploy-1"] button.approve');
+  await page.fill('.approval[data-session="deploy-1"] textarea.reason', 'release window open');
+  await page.screenshot({ path: join(results, '03-approvals.png'), fullPage: true });
+  await page.click('.approval[data-session="deploy-1"] button.approve');
+  assert.equal(await approved, 0, 'the waiting agent is released with allow');
+  await page.waitForSelector('.approval[data-session="deploy-1"]', { state: 'detached' });
+
+  const denied = send(['--session', 'deploy-2', '--agent', 'release', 'pre_action', '{"tool_name":"bash","arguments":{"command":"deploy prod again"}}']);
+  await page.waitForSelector('.approval[data-session="deploy-2"] button.deny');
+  await page.fill('.approval[data-session="deploy-2"] textarea.reason', 'not today');
+  await page.click('.approval[data-session="deploy-2"] button.deny');
+  assert.equal(await denied, 2, 'a denial blocks the waiting agent');
+
+  await page.click('#nav button[data-page="policy"]');
+  await page.waitForSelector('#rules tr[data-rule="approve-deploy"]');
+  await page.screenshot({ path: join(results, '04-policy.png'), fullPage: true });
+  await page.click('#nav button[data-page="charts"]');
+  await page.waitForTimeout(1500); // one statistics update
+  await page.screenshot({ path: join(results, '05-charts.png'), fullPage: true });
+  await page.click('#nav button[data-page="sessions"]');
+  await page.click('tr[data-session="deploy-1"]');
+  await page.waitForSelector('#timeline tr.tl-row[data-outcome="allow"]');
+  await page.screenshot({ path: join(results, '06-session.png'), fullPage: true });
+  await page.close();
+});
+
+test('a cross-site login is refused', async () => {
+  const r = await fetch(base + '/login', { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' },
+    body: JSON.stringify({ credential: APPROVER }) });
+  assert.equal(r.status, 403);
+});
