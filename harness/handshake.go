@@ -19,6 +19,9 @@ import (
 func (h *Harness) HandleHandshake(ctx context.Context, req *protocol.HandshakeRequest, _ *protocol.HandshakeResponse) error {
 	peer := peerOf(ctx)
 	now := h.now()
+	// The first principal to open a session owns it for ahp/query, at once
+	// (its audit record below is written asynchronously).
+	h.queries.claimOwner(req.SessionID, principalID(peer))
 	// The payload is the request as the agent sent it: ids it left out
 	// stay out (the envelope and the metadata carry the defaults).
 	sent := map[string]any{"protocol_version": req.ProtocolVersion, "agent_info": req.AgentInfo}

@@ -72,6 +72,19 @@ func (s *queryState) owner(session string) (string, bool) {
 	return o, ok
 }
 
+// claimOwner makes principal the owner of session unless it has one.
+func (s *queryState) claimOwner(session, principal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.owners[session]; ok {
+		return
+	}
+	if s.owners == nil || len(s.owners) >= maxQuerySessions {
+		s.owners = make(map[string]string)
+	}
+	s.owners[session] = principal
+}
+
 func (s *queryState) setOwner(session, principal string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
