@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/store"
 )
@@ -42,14 +43,16 @@ func (h *Harness) HandleHandshake(ctx context.Context, req *protocol.HandshakeRe
 	if len(req.Defaulted) > 0 {
 		ev.Metadata, _ = json.Marshal(map[string][]string{"defaulted": req.Defaulted})
 	}
-	evJSON, err := json.Marshal(&ev)
+	// What is stored goes through the one redaction step, like any event.
+	se := h.seal(&ev, policy.SecretsUnknown)
+	evJSON, err := json.Marshal(se.ev)
 	if err != nil {
 		return err
 	}
 	rec := &store.AuditRecord{
-		Time: now, SessionID: req.SessionID, AgentID: req.AgentID, EventType: string(protocol.EventHandshake),
+		Time: now, SessionID: se.ev.SessionID, AgentID: se.ev.AgentID, EventType: string(protocol.EventHandshake),
 		Event: evJSON, PolicyVersion: h.opts.Engine.Version(), Principal: principalID(peer), Transport: peer.Transport,
-		DescriptorHash: h.descriptorHash(),
+		DescriptorHash: h.descriptorHash(), Redacted: se.kinds.List(),
 	}
 	if err := h.opts.Store.Audit().AppendAsync(ctx, rec); err != nil {
 		h.log.Error("audit append failed for a handshake", "error", err)

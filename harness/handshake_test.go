@@ -56,3 +56,27 @@ func TestHandshakeRecordedWithDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A secret in a handshake (say, a token pasted as the framework's name)
+// is stored redacted, like any event.
+func TestHandshakeRecordRedacted(t *testing.T) {
+	f := newFixture(t)
+	const token = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	req := &protocol.HandshakeRequest{ProtocolVersion: "2.4", AgentInfo: protocol.AgentInfo{Framework: "x " + token, Version: "1"},
+		SessionID: "hs-secret", AgentID: "a"}
+	if err := f.h.HandleHandshake(context.Background(), req, &protocol.HandshakeResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	var recs []store.AuditRecord
+	deadline := time.Now().Add(5 * time.Second)
+	for len(recs) == 0 && time.Now().Before(deadline) {
+		recs = f.audit(t, store.AuditFilter{SessionID: "hs-secret"})
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if strings.Contains(string(recs[0].Event), token) || !strings.Contains(string(recs[0].Event), "[REDACTED:") {
+		t.Fatalf("handshake stored as %s", recs[0].Event)
+	}
+}
