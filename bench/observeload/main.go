@@ -1,0 +1,138 @@
+// Command observeload measures agent decision latency with and without
+// observers: it starts `ahp serve`, runs agents that send pre_action
+// events as fast as they are answered, and repeats with N observers
+// subscribed to the agents' session, one of which never reads.
+//
+//	go build -o /tmp/ahp ./cmd/ahp && go run ./bench/observeload -bin /tmp/ahp
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/ahp-go/ahp/client"
+	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/transport"
+)
+
+const observerKey = "bench-observer-key-0123456789"
+
+func main() {
+	bin := flag.String("bin", "ahp", "the ahp binary")
+	events := flag.Int("events", 5000, "pre_action events per run")
+	agents := flag.Int("agents", 4, "concurrent agents")
+	observers := flag.Int("observers", 50, "observers in the second run (one of them stuck)")
+	flag.Parse()
+	fmt.Println("| observers | events | agents | p50 | p95 | p99 | max | events/s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, n := range []int{0, *observers} {
+		run(*bin, n, *events, *agents)
+	}
+}
+
+func run(bin string, observers, events, agents int) {
+	dir, err := os.MkdirTemp("", "observeload-")
+	check(err)
+	defer os.RemoveAll(dir)
+	creds := fmt.Sprintf("version: 1\nprincipals:\n  - id: watcher\n    roles: [observer]\n    api_keys: [%q]\n", observerKey)
+	check(os.WriteFile(filepath.Join(dir, "creds.yaml"), []byte(creds), 0o600))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	admin := l.Addr().String()
+	l.Close()
+	sock := filepath.Join(dir, "ahp.sock")
+	cmd := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--admin", "http://"+admin, "--data-dir", filepath.Join(dir, "data"),
+		"--credentials", filepath.Join(dir, "creds.yaml"), "--log-level", "error")
+	cmd.Stderr = os.Stderr
+	check(cmd.Start())
+	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	for i := 0; ; i++ {
+		r, err := http.Get("http://" + admin + "/readyz")
+		if err == nil && r.StatusCode == 200 {
+			r.Body.Close()
+			break
+		}
+		if i > 200 {
+			log.Fatal("ahp serve not ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ctx := context.Background()
+	var clients []*client.Client
+	for range agents {
+		conn, err := transport.DialUnix(ctx, sock, 1<<20)
+		check(err)
+		c := client.New(conn, client.Options{SessionID: "bench", AgentID: "agent", Timeout: 30 * time.Second, FailMode: client.FailError})
+		_, err = c.Handshake(ctx)
+		check(err)
+		defer c.Close()
+		clients = append(clients, c)
+	}
+	time.Sleep(300 * time.Millisecond) // the handshakes create the session
+	stop := make(chan struct{})
+	var owg sync.WaitGroup
+	for i := range observers {
+		ws, _, err := websocket.Dial(ctx, "ws://"+admin+"/observe", &websocket.DialOptions{HTTPHeader: http.Header{"X-Api-Key": {observerKey}}})
+		check(err)
+		ws.SetReadLimit(64 << 20)
+		init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+			"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"}, "clientId": fmt.Sprint("bench-", i),
+			"initialSubscriptions": []string{"ahp-root://", "ahp-session:/bench"}}})
+		check(ws.Write(ctx, websocket.MessageText, init))
+		if i == 0 {
+			continue // the stuck observer: never reads
+		}
+		owg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					_ = ws.CloseNow()
+					return
+				default:
+				}
+				if _, _, err := ws.Read(ctx); err != nil {
+					return
+				}
+			}
+		})
+	}
+	lat := make([][]time.Duration, agents)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for a, c := range clients {
+		wg.Go(func() {
+			for i := 0; i < events/agents; i++ {
+				t0 := time.Now()
+				_, err := c.Event(ctx, protocol.EventPreAction, map[string]any{"tool_name": "bash", "arguments": map[string]any{"command": fmt.Sprint("ls ", i)}})
+				check(err)
+				lat[a] = append(lat[a], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	close(stop)
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	q := func(p float64) time.Duration { return all[min(len(all)-1, int(p*float64(len(all))))].Round(10 * time.Microsecond) }
+	fmt.Printf("| %d | %d | %d | %v | %v | %v | %v | %.0f |\n", observers, len(all), agents, q(0.5), q(0.95), q(0.99), all[len(all)-1].Round(10*time.Microsecond), float64(len(all))/took.Seconds())
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
