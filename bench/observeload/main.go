@@ -127,7 +127,9 @@ func run(bin string, observers, events, agents int) {
 	close(stop)
 	all := slices.Concat(lat...)
 	slices.Sort(all)
-	q := func(p float64) time.Duration { return all[min(len(all)-1, int(p*float64(len(all))))].Round(10 * time.Microsecond) }
+	q := func(p float64) time.Duration {
+		return all[min(len(all)-1, int(p*float64(len(all))))].Round(10 * time.Microsecond)
+	}
 	fmt.Printf("| %d | %d | %d | %v | %v | %v | %v | %.0f |\n", observers, len(all), agents, q(0.5), q(0.95), q(0.99), all[len(all)-1].Round(10*time.Microsecond), float64(len(all))/took.Seconds())
 }
 
