@@ -59,7 +59,11 @@ func main() {
 	if *hookBin != "" {
 		name, args = *hookBin, hookArgs[1:]
 	}
-	report("ahp hook (allow)", *n, *warm, func() {
+	label := "ahp hook"
+	if *hookBin != "" {
+		label = filepath.Base(*hookBin)
+	}
+	report(label+" (allow)", *n, *warm, func() {
 		cmd := exec.Command(name, args...)
 		cmd.Stdin = strings.NewReader(input)
 		var out bytes.Buffer
