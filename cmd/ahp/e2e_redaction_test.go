@@ -182,7 +182,7 @@ redaction:
 	if err := c.SendTyped(ctx, rev, &md); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Query(ctx, "lookup "+s["stripe_key"], json.RawMessage(`{"k":"`+s["api_key"]+`"}`)); err != nil {
+	if _, err := c.Query(ctx, "lookup "+s["stripe_key"], json.RawMessage(`{"k":"api_key=`+s["api_key"]+`"}`)); err != nil {
 		t.Fatal(err)
 	}
 
