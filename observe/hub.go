@@ -93,7 +93,6 @@ type Hub struct {
 	stats      *stats
 	reload     ReloadInfo
 	started    time.Time
-	nextObsID  uint64
 
 	runq chan runReq
 }
