@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/ahp-go/ahp/client"
 	"github.com/ahp-go/ahp/protocol"
@@ -61,7 +65,8 @@ agents:
 // escalation waiting for approval, a memory_recall query and an ahp/query
 // to ahp serve, then reads the raw bytes of every file in the data
 // directory (database, WAL, shared memory, while the harness runs and after
-// it stopped), the export and the log (at debug level): no secret appears
+// it stopped), the export, the observer stream (live actions and
+// snapshots) and the log (at debug level): no secret appears
 // anywhere, and the same secret has the same fingerprint in every record.
 // Replay of the redacted records decides as the harness did live.
 func TestRedactionEndToEnd(t *testing.T) {
@@ -80,7 +85,8 @@ redaction:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := exec.Command(bin, "serve", "--config", cfg, "--listen", "unix:"+sock, "--log-level", "debug", "--admin", "off")
+	admin := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	srv := exec.Command(bin, "serve", "--config", cfg, "--listen", "unix:"+sock, "--log-level", "debug", "--admin", "http://"+admin)
 	srv.Dir = dir
 	logs := &syncBuffer{}
 	srv.Stderr, srv.Stdout = logs, logs
@@ -114,6 +120,38 @@ redaction:
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
+	// An observer watches from the start: everything it is sent is kept.
+	observed := &syncBuffer{}
+	tokenBytes, err := os.ReadFile(filepath.Join(data, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(string(tokenBytes))
+	observe := func(subs ...string) *websocket.Conn {
+		ws, _, err := websocket.Dial(ctx, "ws://"+admin+"/observe", &websocket.DialOptions{
+			HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws.SetReadLimit(64 << 20)
+		go func() {
+			for {
+				_, b, err := ws.Read(ctx)
+				if err != nil {
+					return
+				}
+				_, _ = observed.Write(append(b, '\n'))
+			}
+		}()
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+			"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"}, "clientId": "redaction-test", "initialSubscriptions": subs}})
+		if err := ws.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	live := observe("ahp-root://")
+	defer live.CloseNow()
 	dial := func() *client.Client {
 		c, err := client.Dial(ctx, "unix:"+sock, transport.DialOptions{}, client.Options{SessionID: "redact-s", AgentID: "worker", Timeout: 30 * time.Second})
 		if err != nil {
@@ -145,7 +183,17 @@ redaction:
 	privateKey := `-----BEGIN RSA PRIVATE KEY-----\n` + s["private_key"] + `\n-----END RSA PRIVATE KEY-----`
 
 	// pre_action arguments: a token, and an operator-defined field.
-	d := send(protocol.EventPreAction, `{"tool_name":"bash","arguments":{"command":"curl -H 'Authorization: token `+s["github_token"]+`' https://api.github.com","password":"`+s["operator_field"]+`"}}`, "")
+	d := send(protocol.EventPreAction, `{"tool_name":"bash","arguments":{"command":"echo start"}}`, "")
+	if d.Kind != protocol.DecisionAllow {
+		t.Fatalf("first call: %+v", d)
+	}
+	// The session exists now: the observer follows it live.
+	sb, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "subscribe", "params": map[string]any{"channel": "ahp-session:/redact-s"}})
+	if err := live.Write(ctx, websocket.MessageText, sb); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return strings.Contains(observed.String(), `"id":2`) })
+	d = send(protocol.EventPreAction, `{"tool_name":"bash","arguments":{"command":"curl -H 'Authorization: token `+s["github_token"]+`' https://api.github.com","password":"`+s["operator_field"]+`"}}`, "")
 	if d.Kind != protocol.DecisionBlock {
 		t.Fatalf("token in arguments: %+v", d)
 	}
@@ -213,6 +261,14 @@ redaction:
 		out, _ := exec.Command(bin, "audit", "query", "--data-dir", data, "--rule", "approvals.infrastructure_change", "--json").Output()
 		return strings.Contains(string(out), "deploy_token")
 	})
+	// A second observer connects at the end and takes the snapshots (the
+	// session's timeline with events inline, the approvals).
+	late := observe("ahp-root://", "ahp-session:/redact-s")
+	defer late.CloseNow()
+	waitFor(t, func() bool { return strings.Count(observed.String(), "ahpTimeline") >= 2 })
+	if !strings.Contains(observed.String(), "[REDACTED:github_token:") {
+		t.Errorf("the observers never saw a redacted token; got:\n%.2000s", observed.String())
+	}
 	_ = c.Close()
 	stop()
 
@@ -223,6 +279,7 @@ redaction:
 	blobs := dirFiles(t, data)
 	blobs["export"] = export
 	blobs["log"] = []byte(logs.String())
+	blobs["observer stream"] = []byte(observed.String())
 	if l := leaks(secretList(), blobs); len(l) > 0 {
 		t.Errorf("secrets left after the run:\n%s", strings.Join(l, "\n"))
 	}
