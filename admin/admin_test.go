@@ -203,3 +203,28 @@ func TestSelfApprovalRefused(t *testing.T) {
 		t.Fatalf("approver answering another's approval: %d %s", code, body)
 	}
 }
+
+// GET /v1/shadow/report: the same report as ahp audit shadow-report, for
+// admins only, with its filters checked.
+func TestShadowReportAPI(t *testing.T) {
+	srv, db, tok, _ := setup(t)
+	ctx := context.Background()
+	rec := &store.AuditRecord{SessionID: "s1", AgentID: "a", EventType: "pre_action", Blocking: true, Outcome: "allow",
+		Event:         json.RawMessage(`{"event_type":"pre_action","session_id":"s1","agent_id":"a","timestamp":"2026-11-23T00:00:00Z","depth":0,"payload":{"tool_name":"bash","arguments":{"command":"curl x"}}}`),
+		Decision:      json.RawMessage(`{"decision":"allow"}`),
+		Shadow:        json.RawMessage(`{"live":{"rule_id":"","decision":"allow"},"rules":[{"rule_id":"no-curl","decision":"block","reason":"no curl","changes":true}]}`),
+		ShadowChanged: true}
+	if err := db.Audit().Append(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	code, body := do(t, "GET", srv.URL+"/v1/shadow/report?since=1h", tok, "")
+	if code != http.StatusOK || !strings.Contains(body, `"rule_id":"no-curl"`) || !strings.Contains(body, `"changed":1`) {
+		t.Fatalf("admin: %d %s", code, body)
+	}
+	if code, body := do(t, "GET", srv.URL+"/v1/shadow/report", "observer-key", ""); code != http.StatusForbidden {
+		t.Fatalf("observer: %d %s", code, body)
+	}
+	if code, body := do(t, "GET", srv.URL+"/v1/shadow/report?since=yesterday", tok, ""); code != http.StatusBadRequest {
+		t.Fatalf("bad since: %d %s", code, body)
+	}
+}
