@@ -11,6 +11,7 @@ import (
 	"github.com/ahp-go/ahp/descriptor"
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/redact"
+	"github.com/ahp-go/ahp/service"
 	"github.com/ahp-go/ahp/store/sqlite"
 )
 
@@ -52,7 +53,7 @@ size of the database.`,
 				}
 				sup = harness.NewDescriptorSupervisor(d)
 			}
-			red, err := newRedactor(cfg, sup)
+			red, err := service.NewRedactor(cfg, sup)
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-go/ahp/admin"
 	"github.com/ahp-go/ahp/auth"
 	"github.com/ahp-go/ahp/config"
+	"github.com/ahp-go/ahp/service"
 )
 
 func init() { register(newDoctorCmd) }
@@ -237,7 +238,7 @@ func runDoctor(w io.Writer, o *doctorOptions) error {
 	fmt.Fprintf(w, "ahp doctor: configuration %s, harness user %s (uid %d), agent user %s (uid %d)\n\n",
 		cfgName, harness.name, harness.uid, agent.name, agent.uid)
 
-	if on, set := c.Policy.Packs[selfProtectionPack]; set && !on {
+	if on, set := c.Policy.Packs[service.SelfProtectionPack]; set && !on {
 		r.fail("remove policy.packs.self_protection: false from the configuration",
 			"the self_protection pack is off: the agent's commands against the harness are not even looked at")
 	} else {
@@ -280,7 +281,7 @@ func doctorFiles(r *doctorReport, c config.Config, configFile string, agent, har
 	for _, p := range c.Policy.Files {
 		policies[p] = true
 	}
-	for _, f := range harnessFiles(c, configFile) {
+	for _, f := range service.HarnessFiles(c, configFile) {
 		if strings.HasPrefix(f, "unix:") || isSocketPath(c, f) {
 			continue
 		}

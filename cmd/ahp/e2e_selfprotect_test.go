@@ -12,6 +12,7 @@ import (
 
 	"github.com/ahp-go/ahp/client"
 	"github.com/ahp-go/ahp/protocol"
+	"github.com/ahp-go/ahp/service"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/store/sqlite"
 	"github.com/ahp-go/ahp/transport"
@@ -20,7 +21,7 @@ import (
 // lifecycleRecords returns the harness_* audit records of a data directory.
 func lifecycleRecords(t *testing.T, dataDir string) []store.AuditRecord {
 	t.Helper()
-	db, err := sqlite.Open(t.Context(), filepath.Join(dataDir, dbFile), sqlite.Options{})
+	db, err := sqlite.Open(t.Context(), filepath.Join(dataDir, service.DBFile), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestServeRecordsItsStops(t *testing.T) {
 	if got := kinds(lifecycleRecords(t, data)); got != "harness_start,harness_stop" {
 		t.Fatalf("after SIGTERM: %s\n%s", got, stderr.String())
 	}
-	if _, err := os.Stat(filepath.Join(data, runMarkerFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(data, service.RunMarkerFile)); !os.IsNotExist(err) {
 		t.Fatalf("run marker left after an orderly stop: %v", err)
 	}
 

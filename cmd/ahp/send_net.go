@@ -8,6 +8,7 @@ import (
 
 	"github.com/ahp-go/ahp/auth"
 	"github.com/ahp-go/ahp/transport"
+	_ "github.com/ahp-go/ahp/transport/grpctransport" // grpc:// and grpcs:// addresses
 	_ "github.com/ahp-go/ahp/transport/httptransport" // http:// and https:// addresses
 )
 

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"github.com/ahp-go/ahp/redact"
 )
 
-// newRedactor builds the redactor of a harness: the fingerprint key kept in
+// NewRedactor builds the redactor of a harness: the fingerprint key kept in
 // the data directory (created on first start), the configuration's field
 // paths and detectors, and the descriptor's redact: true context fields.
-func newRedactor(c config.Config, sup *harness.DescriptorSupervisor) (*redact.Redactor, error) {
+func NewRedactor(c config.Config, sup *harness.DescriptorSupervisor) (*redact.Redactor, error) {
 	key, err := redact.LoadOrCreateKey(c.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("redaction key: %w", err)

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -25,11 +25,11 @@ const (
 	eventHarnessLost = "harness_lost"
 )
 
-// runMarkerFile, in the data directory, exists while a harness runs; an
+// RunMarkerFile, in the data directory, exists while a harness runs; an
 // orderly shutdown removes it after writing its final record.
-const runMarkerFile = "harness.running"
+const RunMarkerFile = "harness.running"
 
-// runMarker is the content of runMarkerFile.
+// runMarker is the content of RunMarkerFile.
 type runMarker struct {
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
@@ -38,49 +38,49 @@ type runMarker struct {
 
 // recordStart writes harness_lost when the previous run left its marker,
 // then harness_start and a new marker.
-func (hs *harnessSet) recordStart(ctx context.Context) error {
-	marker := filepath.Join(hs.o.cfg.DataDir, runMarkerFile)
+func (s *Service) recordStart(ctx context.Context) error {
+	marker := filepath.Join(s.cfg.DataDir, RunMarkerFile)
 	if b, err := os.ReadFile(marker); err == nil {
 		var prev runMarker
 		_ = json.Unmarshal(b, &prev)
 		detail, _ := json.Marshal(prev)
 		msg := fmt.Sprintf("the previous run (pid %d, started %s) ended without a final audit record: it was killed, crashed or lost its machine",
 			prev.PID, prev.Started.UTC().Format(time.RFC3339))
-		hs.log.Warn("previous harness run ended without a final record", "pid", prev.PID, "started", prev.Started)
-		if err := hs.lifecycleRecord(ctx, eventHarnessLost, detail, msg); err != nil {
+		s.log.Warn("previous harness run ended without a final record", "pid", prev.PID, "started", prev.Started)
+		if err := s.lifecycleRecord(ctx, eventHarnessLost, detail, msg); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("run marker: %w", err)
 	}
-	m := runMarker{PID: os.Getpid(), Started: time.Now().UTC(), Version: buildVersion()}
+	m := runMarker{PID: os.Getpid(), Started: time.Now().UTC(), Version: s.opts.version()}
 	detail, _ := json.Marshal(m)
-	if err := hs.lifecycleRecord(ctx, eventHarnessStart, detail, ""); err != nil {
+	if err := s.lifecycleRecord(ctx, eventHarnessStart, detail, ""); err != nil {
 		return err
 	}
 	return os.WriteFile(marker, append(detail, '\n'), 0o600)
 }
 
 // recordStop writes the final harness_stop record and removes the marker.
-func (hs *harnessSet) recordStop(why string) {
+func (s *Service) recordStop(why string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	detail, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "reason": why})
-	if err := hs.lifecycleRecord(ctx, eventHarnessStop, detail, ""); err != nil {
-		hs.log.Error("final audit record not written", "error", err)
+	if err := s.lifecycleRecord(ctx, eventHarnessStop, detail, ""); err != nil {
+		s.log.Error("final audit record not written", "error", err)
 		return // the marker stays: the next start says so
 	}
-	if err := os.Remove(filepath.Join(hs.o.cfg.DataDir, runMarkerFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		hs.log.Error("removing the run marker", "error", err)
+	if err := os.Remove(filepath.Join(s.cfg.DataDir, RunMarkerFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.log.Error("removing the run marker", "error", err)
 	}
 }
 
-func (hs *harnessSet) lifecycleRecord(ctx context.Context, kind string, detail json.RawMessage, errText string) error {
+func (s *Service) lifecycleRecord(ctx context.Context, kind string, detail json.RawMessage, errText string) error {
 	rec := &store.AuditRecord{EventType: kind, Principal: "ahp", Event: detail, Error: errText}
-	if hs.engine != nil {
-		rec.PolicyVersion = hs.engine.Version()
+	if s.engine != nil {
+		rec.PolicyVersion = s.engine.Version()
 	}
-	if err := hs.db.Audit().Append(ctx, rec); err != nil {
+	if err := s.db.Audit().Append(ctx, rec); err != nil {
 		return fmt.Errorf("audit %s record: %w", kind, err)
 	}
 	return nil

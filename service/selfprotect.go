@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"log/slog"
@@ -11,14 +11,14 @@ import (
 	"github.com/ahp-go/ahp/policy"
 )
 
-// selfProtectionPack is the built-in pack that keeps agents from switching
+// SelfProtectionPack is the built-in pack that keeps agents from switching
 // the harness off.
-const selfProtectionPack = "self_protection"
+const SelfProtectionPack = "self_protection"
 
-// harnessFiles lists the files and directories of a running harness: what
+// HarnessFiles lists the files and directories of a running harness: what
 // the self_protection pack guards and what ahp doctor checks. Relative
 // paths are as configured.
-func harnessFiles(c config.Config, configFile string) []string {
+func HarnessFiles(c config.Config, configFile string) []string {
 	files := []string{c.DataDir, filepath.Join(c.DataDir, admin.TokenFile)}
 	if configFile != "" {
 		files = append(files, configFile)
@@ -42,7 +42,7 @@ func harnessFiles(c config.Config, configFile string) []string {
 func selfProtection(c config.Config, configFile string) policy.SelfProtection {
 	cwd, _ := os.Getwd()
 	sp := policy.SelfProtection{
-		Paths:    harnessFiles(c, configFile),
+		Paths:    HarnessFiles(c, configFile),
 		Cwd:      cwd,
 		PIDs:     []int{os.Getpid()},
 		Cmdlines: []string{strings.Join(os.Args, " ")},
@@ -64,7 +64,7 @@ func policyParams(log *slog.Logger, c config.Config, configFile string) map[stri
 	for k, v := range c.Policy.Params {
 		out[k] = v
 	}
-	on, set := c.Policy.Packs[selfProtectionPack]
+	on, set := c.Policy.Packs[SelfProtectionPack]
 	if set && !on {
 		log.Warn("the self_protection pack is off (policy.packs.self_protection: false): a supervised agent can read the admin token, rewrite the policy, stop the harness or remove its hooks; see docs/security.md")
 		return out
