@@ -12,6 +12,14 @@ import (
 var corpus = []struct {
 	prompt, intent, name, typ string
 }{
+	// recognize
+	{"What kind of file is main.pb.go?", "recognize", "main.pb.go", TargetFile},
+	{"Can you identify the format of testdata/events.bin?", "recognize", "testdata/events.bin", TargetFile},
+	{"what sort of value does `NewEngine` return", "recognize", "NewEngine", TargetSymbol},
+	{"Identify the encoding used in the audit export", "recognize", "encoding", TargetConcept},
+	{"What language is scripts/gen.tmpl written in?", "recognize", "scripts/gen.tmpl", TargetFile},
+	{"Please classify this stack trace", "recognize", "stack trace", TargetConcept},
+
 	// locate
 	{"where is the config loader?", "locate", "config loader", TargetConcept},
 	{"Where's main.go?", "locate", "main.go", TargetFile},

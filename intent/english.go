@@ -19,6 +19,8 @@ func init() {
 		}
 	}
 
+	add("recognize", 3, "what kind of", "what sort of", "which kind of", "what type of", "identify",
+		"recognize", "recognise", "what language is", "what format is", "classify")
 	add("locate", 3, "where is", "where are", "where was", "where were", "where does", "where do",
 		"where can i find", "where do i find", "where in the code", "where in the codebase",
 		"which file", "what file", "in which file", "which package", "what package", "which function",
@@ -102,7 +104,7 @@ func init() {
 			defines define declares declare contains contain implements implement happens happened happen
 			whole entire current following one two three four five several many few both`),
 		about:      words("about regarding concerning re"),
-		relational: words(`call calls name names usages usage uses references callers caller definition definitions declaration implementation implementations source purpose role meaning contents content value values rest list type kind tests test docs documentation examples example owner owners update updates report state version versions`),
+		relational: words(`format encoding call calls name names usages usage uses references callers caller definition definitions declaration implementation implementations source purpose role meaning contents content value values rest list type kind tests test docs documentation examples example owner owners update updates report state version versions`),
 		relPreps:   words("of for on to behind"),
 		cut: words(`is are was were be been being am does do did has have had can could would will
 			should shall may might must and or but because since so before after when while until
@@ -154,6 +156,6 @@ func init() {
 		workspace: set{"project": true, "repo": true, "repository": true, "codebase": true, "code base": true,
 			"workspace": true, "monorepo": true, "whole project": true, "entire project": true},
 		joiners:  words("and or with to vs versus against"),
-		priority: strings.Fields("compare reason validate retrieve track explore locate understand"),
+		priority: strings.Fields("compare reason validate retrieve track recognize explore locate understand"),
 	})
 }

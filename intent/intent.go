@@ -25,8 +25,8 @@ const (
 	TargetConcept   = "concept"   // words naming anything else: "config loader", "retry policy"
 )
 
-// intents lists the intents in the order of the spec.
-var intents = []string{"locate", "understand", "retrieve", "explore", "reason", "validate", "compare", "track"}
+// intents lists the intents in the order of the spec (PerceptionIntent).
+var intents = []string{"recognize", "understand", "locate", "retrieve", "explore", "reason", "validate", "compare", "track"}
 
 // Intents lists the intents Detect may return, besides Unknown.
 func Intents() []string { return append([]string(nil), intents...) }
@@ -64,11 +64,31 @@ const MaxPromptBytes = 16 << 10
 func Classify(prompt string) Result { return Detect(prompt, "") }
 
 // Detect classifies prompt with the phrase table of languageHint (an
-// IETF tag such as "en" or "en-US", or a language name); a hint with no
-// table of its own, or none, uses English.
+// IETF tag such as "en", "en-US" or "zh-CN", or a language name). With no
+// hint, or a hint with no table of its own, the table is chosen by the
+// prompt's script (Chinese for a prompt mostly in Han characters), else
+// English. When the hinted table finds no intent and the prompt's script
+// has another table, that table is tried too (an agent that always sends
+// "en" still gets Chinese prompts read).
 func Detect(prompt, languageHint string) Result {
-	lx := lexiconFor(languageHint)
-	toks := tokenize(strings.ToValidUTF8(boundPrompt(prompt), "\uFFFD"), lx)
+	prompt = strings.ToValidUTF8(boundPrompt(prompt), "\uFFFD")
+	script := scriptLanguage(prompt)
+	lx, ok := lookupLexicon(languageHint)
+	if !ok {
+		lx = lexiconFor(script)
+	}
+	r := detectWith(prompt, lx)
+	if other := lexiconFor(script); r.Intent == Unknown && other != lx {
+		if r2 := detectWith(prompt, other); r2.Intent != Unknown {
+			return r2
+		}
+	}
+	return r
+}
+
+// detectWith classifies prompt with one phrase table.
+func detectWith(prompt string, lx *lexicon) Result {
+	toks := tokenize(prompt, lx)
 	a := analyze(toks, lx)
 	if a.intent == "" {
 		return Result{Intent: Unknown, Language: lx.code}

@@ -129,7 +129,8 @@ func TestConfidenceReflectsUnderstanding(t *testing.T) {
 }
 
 // The language hint picks a phrase table; a language without one falls
-// back to English, and text in another script is read without error.
+// back to the prompt's script (English for Latin letters), and a hint that
+// does not fit the prompt does not stop it being read.
 func TestLanguageHint(t *testing.T) {
 	en := Detect("where is the config loader?", "")
 	for _, hint := range []string{"en", "en-US", "en_GB", "English", " EN ", "zh", "fr-CA", "x-unknown"} {
@@ -138,8 +139,11 @@ func TestLanguageHint(t *testing.T) {
 			t.Errorf("hint %q: %+v, want %+v", hint, r, en)
 		}
 	}
-	if r := Detect("配置加载器在哪里？", "zh"); r.Intent != Unknown || r.Confidence != 0 || r.Target != (Target{}) {
-		t.Errorf("Chinese prompt without a Chinese table: %+v", r)
+	for _, hint := range []string{"zh", "zh-CN", "", "en", "fr"} {
+		if r := Detect("配置加载器在哪里？", hint); r.Intent != "locate" || r.Language != "zh" ||
+			r.Target != (Target{Name: "配置加载器", Type: TargetConcept}) {
+			t.Errorf("Chinese prompt, hint %q: %+v", hint, r)
+		}
 	}
 	if r := Detect("where is the café module?", ""); r.Target != (Target{Name: "café", Type: TargetPackage}) {
 		t.Errorf("non-ASCII target: %+v", r.Target)

@@ -1,6 +1,9 @@
 package intent
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // A lexicon is the phrase table of one language: everything Detect knows
 // about that language lives here, so another language is one more table
@@ -40,6 +43,18 @@ type lexicon struct {
 
 	// priority breaks ties between intents with the same score: earlier wins.
 	priority []string
+
+	// split, for a language written without spaces, cuts a run of its
+	// script into words; nil for languages that separate words by spaces.
+	// dict and maxWordRunes are the words it knows (set by register).
+	split        func(run string, lx *lexicon) []string
+	dict         set
+	maxWordRunes int
+	// andSep joins the operands of a comparison (" and " when "").
+	andSep string
+	// targetBefore reads the target from the words before a trigger
+	// before trying the words after it.
+	targetBefore bool
 }
 
 // trigger is what a phrase of a lexicon signals.
@@ -70,6 +85,26 @@ func register(lx *lexicon) {
 			lx.maxPhrase = n
 		}
 	}
+	if lx.split != nil {
+		lx.dict = set{}
+		addAll := func(ws ...string) {
+			for _, w := range ws {
+				lx.dict[w] = true
+				lx.maxWordRunes = max(lx.maxWordRunes, utf8.RuneCountInString(w))
+			}
+		}
+		for p := range lx.phrases {
+			addAll(p)
+		}
+		for _, s := range []set{lx.lead, lx.about, lx.relational, lx.cut, lx.trail, lx.workspace, lx.joiners, lx.subjects, lx.verbs} {
+			for w := range s {
+				addAll(w)
+			}
+		}
+		for w := range lx.heads {
+			addAll(w)
+		}
+	}
 	lexicons[lx.code] = lx
 	for _, a := range lx.aliases {
 		lexicons[a] = lx
@@ -79,14 +114,47 @@ func register(lx *lexicon) {
 // lexiconFor picks the table for a language hint: its primary subtag or
 // its name, English when there is no table for it.
 func lexiconFor(hint string) *lexicon {
+	if lx, ok := lookupLexicon(hint); ok {
+		return lx
+	}
+	return lexicons["en"]
+}
+
+// lookupLexicon returns the table a hint names, if there is one.
+func lookupLexicon(hint string) (*lexicon, bool) {
 	h := strings.ToLower(strings.TrimSpace(hint))
 	if i := strings.IndexAny(h, "-_"); i >= 0 {
 		h = h[:i]
 	}
-	if lx, ok := lexicons[h]; ok {
-		return lx
+	lx, ok := lexicons[h]
+	return lx, ok
+}
+
+// join writes the words of a name: separated by spaces, or for a
+// language written without spaces, run together except between two words
+// of a spaced script ("登录函数", "config 模块").
+func (lx *lexicon) join(texts []string) string {
+	if lx.split == nil {
+		return strings.Join(texts, " ")
 	}
-	return lexicons["en"]
+	var b strings.Builder
+	for i, t := range texts {
+		if i > 0 && !endsHan(texts[i-1]) && !startsHan(t) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+func startsHan(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isHan(r)
+}
+
+func endsHan(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return isHan(r)
 }
 
 // known reports whether w is a function word of the language: understood

@@ -133,7 +133,7 @@ func isTitle(s string) bool {
 var extensions = words(`go mod sum py pyi js mjs cjs ts tsx jsx rs rb java kt kts scala c h cc cpp
 	cxx hpp cs swift m mm php pl sh bash zsh fish ps1 bat lua r sql md markdown rst txt adoc json
 	jsonl yaml yml toml ini cfg conf env xml html htm css scss less vue svelte proto graphql gql lock
-	csv tsv log tf hcl nix gradle properties ex exs erl hs ml clj dart zig cmake mk ipynb svg png
+	csv tsv log bin tf hcl nix gradle properties ex exs erl hs ml clj dart zig cmake mk ipynb svg png
 	jpg jpeg gif pdf wasm db sqlite tmpl tpl j2 dockerfile service`)
 
 // knownFiles are file names without an extension.

@@ -36,6 +36,9 @@ func (a *analysis) findTarget() (Target, []bool) {
 					return Target{Name: a.toks[k].text, Type: TargetWorkspace}, used
 				}
 			}
+			if w := a.workspacePrefix(m); w != "" && len(a.after(m)) == 0 {
+				return Target{Name: w, Type: TargetWorkspace}, used
+			}
 		}
 		if a.intent == "compare" {
 			if t, took := a.operands(a.after(m), a.before(m)); t.Name != "" {
@@ -46,7 +49,11 @@ func (a *analysis) findTarget() (Target, []bool) {
 			}
 			continue
 		}
-		if try(a.after(m)) || try(a.before(m)) {
+		if a.lx.targetBefore {
+			if try(a.before(m)) || try(a.after(m)) {
+				return a.result, used
+			}
+		} else if try(a.after(m)) || try(a.before(m)) {
 			return a.result, used
 		}
 	}
@@ -87,7 +94,11 @@ func (a *analysis) operands(after, before []int) (Target, []int) {
 	if len(names) == 0 {
 		return Target{}, nil
 	}
-	return Target{Name: strings.Join(names, " and "), Type: typ}, took
+	sep := " and "
+	if a.lx.andSep != "" {
+		sep = a.lx.andSep
+	}
+	return Target{Name: strings.Join(names, sep), Type: typ}, took
 }
 
 // split cuts idx at the words that join the operands of a comparison.
@@ -203,13 +214,13 @@ func (a *analysis) clean(idx []int) (Target, []int) {
 	for j, k := range p {
 		texts[j], norms[j] = a.toks[k].text, norm(k)
 	}
-	if lx.workspace[strings.Join(norms, " ")] {
+	if lx.workspace[lx.join(norms)] {
 		typ = TargetWorkspace
 	}
 	if typ == "" {
 		typ = TargetConcept
 	}
-	return Target{Name: strings.Join(texts, " "), Type: typ}, p
+	return Target{Name: lx.join(texts), Type: typ}, p
 }
 
 // dropLead drops function words at the start of a phrase, and the verb
@@ -250,4 +261,20 @@ func (a *analysis) allRelational(p []int) bool {
 		}
 	}
 	return len(p) > 0
+}
+
+// workspacePrefix returns the word naming the project that a one-word
+// trigger of a language written without spaces starts with ("项目" in
+// "项目结构"), or "".
+func (a *analysis) workspacePrefix(m match) string {
+	if a.lx.split == nil || m.end-m.start != 1 {
+		return ""
+	}
+	best := ""
+	for w := range a.lx.workspace {
+		if len(w) > len(best) && len(w) < len(m.text) && strings.HasPrefix(m.text, w) {
+			best = w
+		}
+	}
+	return best
 }

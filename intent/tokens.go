@@ -17,7 +17,7 @@ type token struct {
 }
 
 // quoteClose maps the quotes that open a quoted span to the one that closes it.
-var quoteClose = map[rune]rune{'`': '`', '"': '"', '“': '”', '\'': '\'', '‘': '’'}
+var quoteClose = map[rune]rune{'`': '`', '"': '"', '“': '”', '\'': '\'', '‘': '’', '「': '」', '『': '』', '《': '》'}
 
 // tokenize splits a prompt into words. A quoted or backticked span is one
 // token (a name the user designated); contractions are expanded; trailing
@@ -34,12 +34,12 @@ func tokenize(s string, lx *lexicon) []token {
 		if closer, ok := quoteClose[r]; ok {
 			if span, next, ok := quotedSpan(s, i+size, closer); ok {
 				t := token{text: span, norm: strings.ToLower(span), quote: r}
-				if r == '“' || r == '‘' {
+				if r == '“' || r == '‘' || r == '「' || r == '『' || r == '《' {
 					t.quote = '"'
 				}
 				// Punctuation right after the closing quote ends the clause.
 				rest := strings.TrimLeft(s[next:], ")]}")
-				if rest != "" && strings.ContainsRune(",;:?!.", rune(rest[0])) {
+				if r1, _ := utf8.DecodeRuneInString(rest); rest != "" && strings.ContainsRune(",;:?!.，。？！：；、", r1) {
 					t.end = true
 				}
 				toks = append(toks, t)
@@ -53,9 +53,16 @@ func tokenize(s string, lx *lexicon) []token {
 			if unicode.IsSpace(r) {
 				break
 			}
+			if _, q := quoteClose[r]; q && lx.split != nil && j > i && r != '\'' {
+				break // no spaces: a quote may open right after a word
+			}
 			j += size
 		}
-		toks = appendWord(toks, s[i:j], lx)
+		if lx.split != nil {
+			toks = appendChunk(toks, s[i:j], lx)
+		} else {
+			toks = appendWord(toks, s[i:j], lx)
+		}
 		i = j
 	}
 	clause := 0
