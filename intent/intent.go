@@ -52,8 +52,11 @@ type Result struct {
 	Trigger string
 	// Target is what the prompt is about; zero when none was found.
 	Target Target
-	// Language is the code of the phrase table used ("en").
+	// Language is the code of the phrase table used ("en", "zh"); "" when
+	// an LLM decided.
 	Language string
+	// Classifier is which classifier decided (Classifier*); "" from Detect.
+	Classifier string
 }
 
 // MaxPromptBytes bounds the part of a prompt that is read; the rest is
