@@ -152,7 +152,9 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 	cs.bw, _ = c.(bufferedWriter)
 	cs.started = 1
 	cs.wg.Add(1)
-	go cs.worker(true)
+	// The first worker runs on this goroutine: an idle connection then
+	// costs one goroutine, waiting for input.
+	cs.worker(true)
 	cs.wg.Wait()
 	_ = c.Close()
 	return cs.err

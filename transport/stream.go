@@ -1,25 +1,35 @@
 package transport
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 )
 
 // streamConn carries newline-delimited JSON over a byte stream (stdio and
-// Unix sockets). Concurrent writers share a buffered writer; the last writer
-// of a burst flushes, so pipelined responses leave in few system calls.
+// Unix sockets). Its read and write buffers come from a pool while a
+// message is being read or written and go back when the connection is
+// quiet (see BufferSize), so an idle connection holds no buffer.
+// Concurrent writers share the write buffer; the last writer of a burst
+// flushes, so pipelined responses leave in few system calls.
 type streamConn struct {
-	r       *bufio.Reader
+	src     io.Reader
+	raw     *rawReader // waits for input without a buffer; nil for plain readers
+	rbuf    *[]byte    // nil while nothing is buffered
+	rpos    int        // next unread byte of rbuf
+	rend    int        // end of the bytes read into rbuf
 	max     int
 	info    Info
 	closeFn func() error
 
 	wmu     sync.Mutex
-	w       *bufio.Writer
+	dst     io.Writer
+	wbuf    *[]byte // nil while nothing waits to be sent
+	wn      int     // bytes of wbuf waiting
 	writers atomic.Int32
 	werr    error
 
@@ -36,8 +46,9 @@ func NewStreamConn(r io.Reader, w io.Writer, closeFn func() error, maxMessage in
 		maxMessage = DefaultMaxMessageBytes
 	}
 	return &streamConn{
-		r:       bufio.NewReaderSize(r, 64<<10),
-		w:       bufio.NewWriterSize(w, 64<<10),
+		src:     r,
+		raw:     newRawReader(r),
+		dst:     w,
 		max:     maxMessage,
 		info:    info,
 		closeFn: closeFn,
@@ -49,6 +60,7 @@ func (c *streamConn) Info() Info { return c.info }
 func (c *streamConn) ReadMessage(ctx context.Context) ([]byte, error) {
 	for {
 		if c.closed.Load() {
+			c.releaseRead()
 			return nil, ErrClosed
 		}
 		if err := ctx.Err(); err != nil {
@@ -56,6 +68,9 @@ func (c *streamConn) ReadMessage(ctx context.Context) ([]byte, error) {
 		}
 		line, err := c.readLine()
 		if err != nil {
+			if _, ok := err.(*TooLargeError); !ok {
+				c.releaseRead()
+			}
 			if c.closed.Load() {
 				return nil, ErrClosed
 			}
@@ -69,43 +84,86 @@ func (c *streamConn) ReadMessage(ctx context.Context) ([]byte, error) {
 	}
 }
 
+// releaseRead gives the read buffer back when nothing in it is unread.
+func (c *streamConn) releaseRead() {
+	if c.rbuf != nil && c.rpos == c.rend {
+		PutBuffer(c.rbuf)
+		c.rbuf = nil
+		c.rpos, c.rend = 0, 0
+	}
+}
+
+// fill reads more input after the bytes already buffered, compacting
+// them to the front of the buffer first. With nothing buffered, the
+// buffer is given back while the connection waits for input.
+func (c *streamConn) fill() error {
+	if c.rpos == c.rend {
+		c.rpos, c.rend = 0, 0
+	} else if c.rpos > 0 {
+		c.rend = copy(*c.rbuf, (*c.rbuf)[c.rpos:c.rend])
+		c.rpos = 0
+	}
+	var n int
+	var err error
+	if c.raw != nil {
+		n, err = c.raw.read(&c.rbuf, c.rend, c.rend == 0)
+	} else {
+		if c.rbuf == nil {
+			c.rbuf = GetBuffer()
+		}
+		for n == 0 && err == nil {
+			n, err = c.src.Read((*c.rbuf)[c.rend:])
+		}
+	}
+	c.rend += n
+	if n > 0 {
+		return nil
+	}
+	return err
+}
+
 // readLine returns one line without its newline, copied into a new slice.
-// A line over the limit is skipped up to its newline.
+// A line over the limit is skipped up to its newline. A last line without
+// a newline counts at the end of input.
 func (c *streamConn) readLine() ([]byte, error) {
-	frag, err := c.r.ReadSlice('\n')
-	if err == nil {
-		out := make([]byte, len(frag))
-		copy(out, frag)
-		return out, nil
-	}
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		if err == io.EOF && len(frag) > 0 {
-			out := make([]byte, len(frag))
-			copy(out, frag)
-			return out, nil
-		}
-		return nil, err
-	}
-	buf := append([]byte(nil), frag...)
+	var long []byte // a line longer than the buffer, gathered so far
+	tooLong := false
 	for {
-		frag, err = c.r.ReadSlice('\n')
-		if len(buf)+len(frag) > c.max {
-			// Discard the rest of this message, then report it.
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = c.r.ReadSlice('\n')
+		if c.rbuf != nil && c.rpos < c.rend {
+			b := (*c.rbuf)[c.rpos:c.rend]
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				c.rpos += i + 1
+				if tooLong || len(long)+i > c.max {
+					return nil, &TooLargeError{Limit: c.max, Skipped: true}
+				}
+				out := make([]byte, len(long)+i)
+				copy(out[copy(out, long):], b[:i])
+				return out, nil
 			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
+			if c.rend == len(*c.rbuf) {
+				// The buffer is full and holds no newline: keep the part
+				// and read on, up to the limit.
+				if !tooLong && len(long)+len(b) > c.max {
+					tooLong, long = true, nil
+				}
+				if !tooLong {
+					long = append(long, b...)
+				}
+				c.rpos, c.rend = 0, 0
 			}
-			return nil, &TooLargeError{Limit: c.max, Skipped: err == nil}
 		}
-		buf = append(buf, frag...)
-		if err == nil {
-			return buf, nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			if err == io.EOF && len(buf) > 0 {
-				return buf, nil
+		if err := c.fill(); err != nil {
+			if errors.Is(err, io.EOF) && !tooLong {
+				if c.rbuf != nil {
+					long = append(long, (*c.rbuf)[c.rpos:c.rend]...)
+					c.rpos = c.rend
+				}
+				if len(long) > 0 {
+					return long, nil
+				}
+			}
+			if tooLong && errors.Is(err, io.EOF) {
+				return nil, &TooLargeError{Limit: c.max}
 			}
 			return nil, err
 		}
@@ -140,32 +198,14 @@ func (c *streamConn) WriteBuffered(_ context.Context, msg []byte) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.werr != nil {
-		return c.werr
-	}
-	if _, err := c.w.Write(msg); err != nil {
-		c.werr = err
-		return err
-	}
-	if err := c.w.WriteByte('\n'); err != nil {
-		c.werr = err
-		return err
-	}
-	return nil
+	return c.writeLocked(msg)
 }
 
 // Flush sends what WriteBuffered held back.
 func (c *streamConn) Flush() error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.werr != nil {
-		return c.werr
-	}
-	if err := c.w.Flush(); err != nil {
-		c.werr = err
-		return err
-	}
-	return nil
+	return c.flushLocked()
 }
 
 func (c *streamConn) WriteMessage(ctx context.Context, msg []byte) error {
@@ -176,26 +216,67 @@ func (c *streamConn) WriteMessage(ctx context.Context, msg []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	last := c.writers.Add(-1) == 0
-	if c.werr != nil {
-		return c.werr
-	}
-	if _, err := c.w.Write(msg); err != nil {
-		c.werr = err
-		return err
-	}
-	if err := c.w.WriteByte('\n'); err != nil {
-		c.werr = err
+	if err := c.writeLocked(msg); err != nil {
 		return err
 	}
 	if last {
 		// No other writer is waiting: flush now. Otherwise the writer that
 		// comes last flushes for everyone.
-		if err := c.w.Flush(); err != nil {
-			c.werr = err
+		return c.flushLocked()
+	}
+	return nil
+}
+
+var newline = []byte{'\n'}
+
+// writeLocked adds msg and a newline to the write buffer, sending what
+// is there first when they do not fit. A message larger than the buffer
+// is sent at once, without copying.
+func (c *streamConn) writeLocked(msg []byte) error {
+	if c.werr != nil {
+		return c.werr
+	}
+	need := len(msg) + 1
+	if c.wbuf != nil && c.wn+need > len(*c.wbuf) {
+		if err := c.flushLocked(); err != nil {
 			return err
 		}
 	}
+	if need > BufferSize {
+		bufs := net.Buffers{msg, newline}
+		if _, err := bufs.WriteTo(c.dst); err != nil {
+			c.werr = err
+			return err
+		}
+		return nil
+	}
+	if c.wbuf == nil {
+		c.wbuf = GetBuffer()
+	}
+	c.wn += copy((*c.wbuf)[c.wn:], msg)
+	(*c.wbuf)[c.wn] = '\n'
+	c.wn++
 	return nil
+}
+
+// flushLocked sends the write buffer and gives it back to the pool.
+func (c *streamConn) flushLocked() error {
+	if c.werr != nil {
+		return c.werr
+	}
+	if c.wbuf == nil {
+		return nil
+	}
+	var err error
+	if c.wn > 0 {
+		_, err = c.dst.Write((*c.wbuf)[:c.wn])
+	}
+	PutBuffer(c.wbuf)
+	c.wbuf, c.wn = nil, 0
+	if err != nil {
+		c.werr = err
+	}
+	return err
 }
 
 func (c *streamConn) Close() error {
@@ -204,7 +285,7 @@ func (c *streamConn) Close() error {
 		// Flush what is buffered unless a writer is stuck on a peer that does
 		// not read; closing the stream below unblocks that writer.
 		if c.wmu.TryLock() {
-			_ = c.w.Flush()
+			_ = c.flushLocked()
 			c.wmu.Unlock()
 		}
 		if c.closeFn != nil {
@@ -217,4 +298,4 @@ func (c *streamConn) Close() error {
 // Buffered returns how many bytes have been read from the peer but not yet
 // returned as messages. The server uses it to tell pipelined input from a
 // quiet connection.
-func (c *streamConn) Buffered() int { return c.r.Buffered() }
+func (c *streamConn) Buffered() int { return c.rend - c.rpos }

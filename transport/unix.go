@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"sync"
+
+	"github.com/ahp-go/ahp/transport/connlimit"
 )
 
 // DialUnix connects to a harness listening on the Unix socket at path.
@@ -26,7 +28,7 @@ func NewNetConn(nc net.Conn, maxMessage int, info Info) Conn {
 
 // unixListener accepts newline-delimited connections on a Unix socket.
 type unixListener struct {
-	l    *net.UnixListener
+	l    net.Listener // the socket, wrapped by a connlimit listener
 	path string
 	max  int
 	once sync.Once
@@ -34,8 +36,22 @@ type unixListener struct {
 
 // ListenUnix listens on the Unix socket at path. A stale socket file left
 // by a process that is gone is removed first; a live one is an error. The
-// socket is created with mode 0600 (only the owner may connect).
+// socket is created with mode 0600 (only the owner may connect). Accept
+// failing for want of file descriptors is retried with a back-off.
 func ListenUnix(path string, maxMessage int) (Listener, error) {
+	return ListenUnixLimited(path, maxMessage, nil)
+}
+
+// CodeConnectionLimit is the JSON-RPC error code of the one line a Unix
+// socket listener writes to an agent it refuses at the connection limit,
+// before closing the connection (an implementation-defined server error).
+const CodeConnectionLimit = -32002
+
+// ListenUnixLimited is ListenUnix with the connections counted by lim
+// (nil: no limit). An agent past the limit is accepted, sent one JSON-RPC
+// error (id null, code CodeConnectionLimit, the limit in its message and
+// data) and disconnected.
+func ListenUnixLimited(path string, maxMessage int, lim *connlimit.Limiter) (Listener, error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
 			return nil, fmt.Errorf("unix: %s exists and is not a socket", path)
@@ -56,7 +72,18 @@ func ListenUnix(path string, maxMessage int) (Listener, error) {
 		_ = l.Close()
 		return nil, fmt.Errorf("unix: %w", err)
 	}
-	return &unixListener{l: l, path: path, max: maxMessage}, nil
+	wrapped := lim.Listener(l, connlimit.ListenerOptions{Transport: "unix", Name: "unix:" + path, Refuse: refuseLine})
+	return &unixListener{l: wrapped, path: path, max: maxMessage}, nil
+}
+
+// refuseLine writes the connection-limit error to an agent being refused.
+func refuseLine(c net.Conn, max int) {
+	_, _ = c.Write(connectionLimitLine(max))
+}
+
+func connectionLimitLine(max int) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":` + itoa(CodeConnectionLimit) +
+		`,"message":"` + connlimit.Message(max) + `","data":{"reason":"connection_limit","max_connections":` + itoa(max) + `}}}` + "\n")
 }
 
 func (u *unixListener) Accept(ctx context.Context) (Conn, error) {

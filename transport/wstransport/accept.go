@@ -39,6 +39,11 @@ func Accept(w http.ResponseWriter, r *http.Request, opts AcceptOptions) (*Conn, 
 	return newConn(ws, opts.Conn, hw.batch), nil
 }
 
+// smallBuffer is the size of the buffered reader and writer
+// coder/websocket keeps for the life of a connection; the batchConn under
+// them batches the system calls.
+const smallBuffer = 512
+
 // hijackWriter hands coder/websocket a batchConn in place of the hijacked
 // connection.
 type hijackWriter struct {
@@ -59,7 +64,14 @@ func (h *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		}
 	}
 	h.batch = newBatchConn(nc, h.timeout)
-	return h.batch, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(h.batch, 4096)), nil
+	// coder/websocket reads what the HTTP server had buffered, then the
+	// batchConn (which reads through a pooled buffer): its own reader and
+	// writer are kept small, since they live as long as the connection.
+	br := brw.Reader
+	if br.Buffered() == 0 {
+		br = bufio.NewReaderSize(h.batch, smallBuffer)
+	}
+	return h.batch, bufio.NewReadWriter(br, bufio.NewWriterSize(h.batch, smallBuffer)), nil
 }
 
 // Unwrap lets http.ResponseController reach the original writer.

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/ahp-go/ahp/transport"
 )
 
 // maxPendingBytes bounds what a batchConn holds for its flusher; a writer
@@ -15,29 +17,35 @@ const maxPendingBytes = 256 << 10
 // flushes every frame with a write of its own; batchConn takes the bytes
 // at once and a flusher goroutine writes whatever has piled up meanwhile,
 // so pipelined responses leave in a few system calls instead of one each.
+// The flusher runs only while there is something to send, and the
+// buffers come from transport's pool (reads through a QuietReader), so a
+// quiet connection holds neither goroutine nor buffer for this.
 // Each system call is bounded by the write timeout: a peer that does not
 // read fails the flush, which fails every later Write and closes the
 // connection, so at most maxPendingBytes wait for a stuck peer.
 type batchConn struct {
 	net.Conn
 	timeout time.Duration
+	rd      *transport.QuietReader
 
-	mu      sync.Mutex
-	cond    sync.Cond // writers waiting for room, broadcast on progress or failure
-	pending []byte    // bytes for the flusher
-	err     error     // the first failure; sticky
-	closing bool      // Close was called: flush, then stop
-	kick    chan struct{}
-	stopped chan struct{} // closed when the flusher has returned
-	once    sync.Once
+	mu       sync.Mutex
+	cond     sync.Cond // broadcast on progress, failure and when the flusher stops
+	pending  []byte    // bytes for the flusher (a pooled buffer while small)
+	pbuf     *[]byte   // the pooled buffer under pending, nil when none
+	err      error     // the first failure; sticky
+	closing  bool      // Close was called: flush, then stop
+	flushing bool      // a flusher goroutine is running
+	once     sync.Once
 }
 
 func newBatchConn(c net.Conn, timeout time.Duration) *batchConn {
-	b := &batchConn{Conn: c, timeout: timeout, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
+	b := &batchConn{Conn: c, timeout: timeout, rd: transport.NewQuietReader(c)}
 	b.cond.L = &b.mu
-	go b.flusher()
 	return b
 }
+
+// Read reads through the pooled reader.
+func (b *batchConn) Read(p []byte) (int, error) { return b.rd.Read(p) }
 
 // Write queues p for the flusher, waiting while too much is queued.
 func (b *batchConn) Write(p []byte) (int, error) {
@@ -50,56 +58,55 @@ func (b *batchConn) Write(p []byte) (int, error) {
 		b.mu.Unlock()
 		return 0, err
 	}
+	if b.pending == nil && len(p) <= transport.BufferSize {
+		b.pbuf = transport.GetBuffer()
+		b.pending = (*b.pbuf)[:0]
+	}
 	b.pending = append(b.pending, p...)
+	if !b.flushing {
+		b.flushing = true
+		go b.flusher()
+	}
 	b.mu.Unlock()
-	b.wake()
 	return len(p), nil
 }
 
-// flusher writes what is pending until the connection closes or fails.
+// flusher writes what is pending until nothing is, or the connection
+// fails.
 func (b *batchConn) flusher() {
-	defer close(b.stopped)
-	var out []byte
-	for range b.kick {
-		// Let writers that are about to write join this flush: in a burst
-		// of pipelined responses this turns one system call per frame into
-		// one per dozen frames.
-		runtime.Gosched()
-		for {
-			b.mu.Lock()
-			if b.err != nil {
-				b.mu.Unlock()
-				return
-			}
-			if len(b.pending) == 0 {
-				closing := b.closing
-				b.mu.Unlock()
-				if closing {
-					return
-				}
-				break
-			}
-			out, b.pending = b.pending, out[:0]
-			timeout := b.timeout
-			if b.closing {
-				timeout = min(timeout, closeGrace)
-			}
+	// Let writers that are about to write join this flush: in a burst
+	// of pipelined responses this turns one system call per frame into
+	// one per dozen frames.
+	runtime.Gosched()
+	for {
+		b.mu.Lock()
+		if b.err != nil || len(b.pending) == 0 {
+			b.flushing = false
 			b.cond.Broadcast()
 			b.mu.Unlock()
-			_ = b.Conn.SetWriteDeadline(time.Now().Add(timeout))
-			if _, err := b.Conn.Write(out); err != nil {
-				b.mu.Lock()
-				if b.err == nil {
-					b.err = err
-				}
-				b.cond.Broadcast()
-				b.mu.Unlock()
-				_ = b.Conn.Close()
-				return
+			return
+		}
+		out, obuf := b.pending, b.pbuf
+		b.pending, b.pbuf = nil, nil
+		timeout := b.timeout
+		if b.closing {
+			timeout = min(timeout, closeGrace)
+		}
+		b.cond.Broadcast()
+		b.mu.Unlock()
+		_ = b.Conn.SetWriteDeadline(time.Now().Add(timeout))
+		_, err := b.Conn.Write(out)
+		transport.PutBuffer(obuf)
+		if err != nil {
+			b.mu.Lock()
+			if b.err == nil {
+				b.err = err
 			}
-			if cap(out) > maxPendingBytes {
-				out = nil // do not keep a buffer grown by one large frame
-			}
+			b.flushing = false
+			b.cond.Broadcast()
+			b.mu.Unlock()
+			_ = b.Conn.Close()
+			return
 		}
 	}
 }
@@ -109,34 +116,34 @@ func (b *batchConn) flusher() {
 func (b *batchConn) Close() error {
 	var err error
 	b.once.Do(func() {
+		cut := time.AfterFunc(closeGrace, func() {
+			b.mu.Lock()
+			if b.err == nil {
+				b.err = net.ErrClosed
+			}
+			b.cond.Broadcast()
+			b.mu.Unlock()
+			_ = b.Conn.Close()
+		})
 		b.mu.Lock()
 		b.closing = true
-		b.mu.Unlock()
-		b.wake()
-		t := time.NewTimer(closeGrace)
-		select {
-		case <-b.stopped:
-		case <-t.C:
+		for b.flushing {
+			b.cond.Wait()
 		}
-		t.Stop()
-		b.mu.Lock()
 		if b.err == nil {
 			b.err = net.ErrClosed
 		}
+		b.pending = nil
+		if b.pbuf != nil {
+			transport.PutBuffer(b.pbuf)
+			b.pbuf = nil
+		}
 		b.cond.Broadcast()
 		b.mu.Unlock()
+		cut.Stop()
 		err = b.Conn.Close()
-		b.wake()
-		<-b.stopped
 	})
 	return err
-}
-
-func (b *batchConn) wake() {
-	select {
-	case b.kick <- struct{}{}:
-	default: // the flusher is already due to run
-	}
 }
 
 // timedOut reports whether a write failed because the peer did not read

@@ -80,9 +80,11 @@ type Conn struct {
 
 	closed    atomic.Bool
 	closeOnce sync.Once
-	stop      chan struct{} // closed by Close: ends the pinger
-	pinger    sync.WaitGroup
-	timedOut  atomic.Bool // a ping went unanswered or a write did not finish in time
+	pmu       sync.Mutex     // orders the keep-alive timer with Close
+	pingT     *time.Timer    // fires the next keep-alive ping; nil when pings are off
+	stopped   bool           // Close was called: no more pings (under pmu)
+	pinger    sync.WaitGroup // a ping in progress
+	timedOut  atomic.Bool    // a ping went unanswered or a write did not finish in time
 }
 
 // NewConn returns a Conn over ws, which it owns from now on: it sets the
@@ -95,10 +97,13 @@ func NewConn(ws *websocket.Conn, opts ConnOptions) *Conn {
 func newConn(ws *websocket.Conn, opts ConnOptions, batch *batchConn) *Conn {
 	opts.fill()
 	ws.SetReadLimit(int64(opts.MaxMessageBytes))
-	c := &Conn{ws: ws, opts: opts, batch: batch, stop: make(chan struct{})}
+	c := &Conn{ws: ws, opts: opts, batch: batch}
 	if opts.PingInterval > 0 {
-		c.pinger.Add(1)
-		go c.keepAlive()
+		// A timer, not a goroutine, waits for the next ping: an idle
+		// connection costs no goroutine for its keep-alive.
+		c.pmu.Lock()
+		c.pingT = time.AfterFunc(opts.PingInterval, c.ping)
+		c.pmu.Unlock()
 	}
 	return c
 }
@@ -227,7 +232,12 @@ func (c *Conn) Close() error {
 func (c *Conn) CloseWith(code websocket.StatusCode, reason string) error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
-		close(c.stop)
+		c.pmu.Lock()
+		c.stopped = true
+		if c.pingT != nil {
+			c.pingT.Stop()
+		}
+		c.pmu.Unlock()
 		cut := time.AfterFunc(closeGrace, func() { _ = c.ws.CloseNow() })
 		// An error here means the peer went first or did not answer the
 		// close frame; either way the connection is gone, which is the goal.
@@ -238,27 +248,31 @@ func (c *Conn) CloseWith(code websocket.StatusCode, reason string) error {
 	return nil
 }
 
-// keepAlive pings every PingInterval and cuts the connection when a pong
-// does not come back within PongTimeout.
-func (c *Conn) keepAlive() {
-	defer c.pinger.Done()
-	t := time.NewTicker(c.opts.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), c.opts.PongTimeout)
-		err := c.ws.Ping(ctx)
-		cancel()
-		if err != nil {
-			if !c.closed.Load() {
-				c.timedOut.Store(true)
-				_ = c.ws.CloseNow()
-			}
-			return
-		}
+// ping sends one keep-alive ping and cuts the connection when its pong
+// does not come back within PongTimeout; otherwise it sets the timer for
+// the next one.
+func (c *Conn) ping() {
+	c.pmu.Lock()
+	if c.stopped {
+		c.pmu.Unlock()
+		return
 	}
+	c.pinger.Add(1)
+	c.pmu.Unlock()
+	defer c.pinger.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.PongTimeout)
+	err := c.ws.Ping(ctx)
+	cancel()
+	if err != nil {
+		if !c.closed.Load() {
+			c.timedOut.Store(true)
+			_ = c.ws.CloseNow()
+		}
+		return
+	}
+	c.pmu.Lock()
+	if !c.stopped {
+		c.pingT.Reset(c.opts.PingInterval)
+	}
+	c.pmu.Unlock()
 }

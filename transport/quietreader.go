@@ -1,0 +1,75 @@
+package transport
+
+import "io"
+
+// QuietReader reads from r through a buffer from the pool (see
+// BufferSize) that it gives back whenever everything read has been
+// handed out: an idle connection read through it holds no buffer. On a
+// socket it also waits for input without one. It is for one reader at a
+// time, as bufio.Reader is.
+type QuietReader struct {
+	src  io.Reader
+	raw  *rawReader
+	buf  *[]byte
+	pos  int
+	end  int
+	werr error // a sticky read error
+}
+
+// NewQuietReader returns a QuietReader over r.
+func NewQuietReader(r io.Reader) *QuietReader {
+	return &QuietReader{src: r, raw: newRawReader(r)}
+}
+
+// Read copies buffered input into p, reading more first when none is
+// buffered.
+func (q *QuietReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if q.pos == q.end {
+		if q.werr != nil {
+			return 0, q.werr
+		}
+		q.pos, q.end = 0, 0
+		var n int
+		var err error
+		if q.raw != nil {
+			n, err = q.raw.read(&q.buf, 0, true)
+		} else {
+			if q.buf == nil {
+				q.buf = GetBuffer()
+			}
+			n, err = q.src.Read(*q.buf)
+		}
+		q.end = n
+		if n == 0 {
+			q.release()
+			if err == nil {
+				return 0, nil
+			}
+			q.werr = err
+			return 0, err
+		}
+		if err != nil {
+			q.werr = err
+		}
+	}
+	n := copy(p, (*q.buf)[q.pos:q.end])
+	q.pos += n
+	if q.pos == q.end {
+		q.release()
+	}
+	return n, nil
+}
+
+// Buffered returns how many bytes are read but not yet handed out.
+func (q *QuietReader) Buffered() int { return q.end - q.pos }
+
+func (q *QuietReader) release() {
+	if q.buf != nil {
+		PutBuffer(q.buf)
+		q.buf = nil
+	}
+	q.pos, q.end = 0, 0
+}
