@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"github.com/ahp-go/ahp/store"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -151,6 +152,9 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		ALTER TABLE audit DROP COLUMN redacted;
 		DROP INDEX audit_shadow; DROP INDEX audit_shadow_changed;
 		ALTER TABLE audit DROP COLUMN shadow; ALTER TABLE audit DROP COLUMN shadow_changed;
+		DROP INDEX facts_workspace; DROP INDEX facts_kept;
+		ALTER TABLE facts DROP COLUMN workspace; ALTER TABLE facts DROP COLUMN kind; ALTER TABLE facts DROP COLUMN origin;
+		INSERT INTO facts (session_id, content, source, confidence, created_ns) VALUES ('', 'an old fact', 'cli', 1, 1);
 		INSERT INTO approvals (id, created_ns, session_id, agent_id, rule_id, reason, status)
 			VALUES ('old', 1, 's', 'a', 'r', 'why', 'pending');`); err != nil {
 		t.Fatal(err)
@@ -167,6 +171,11 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 	if v, err := schemaVersion(ctx, db.r); err != nil || v != SchemaVersion {
 		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	// 0006: facts of before are human facts for every project.
+	if fs, err := db.Memory().Search(ctx, store.FactQuery{Text: "old fact", SessionID: "s", Workspace: "/w"}); err != nil ||
+		len(fs) != 1 || fs[0].Kind != store.KindFact || fs[0].Origin != store.OriginHuman || fs[0].Workspace != "" {
+		t.Errorf("fact from version 1 after upgrade: %+v, %v", fs, err)
 	}
 	// 0003: approvals of before know no requester.
 	if a, err := db.Approvals().Get(ctx, "old"); err != nil || a.RequestedBy != "" || a.Reason != "why" {

@@ -23,6 +23,7 @@ func Run(t *testing.T, newDB NewDatabase) {
 	t.Run("Audit", func(t *testing.T) { runAudit(t, newDB) })
 	t.Run("Approvals", func(t *testing.T) { runApprovals(t, newDB) })
 	t.Run("Memory", func(t *testing.T) { runMemory(t, newDB) })
+	t.Run("MemoryScope", func(t *testing.T) { runMemoryScope(t, newDB) })
 	t.Run("Runs", func(t *testing.T) { runRuns(t, newDB) })
 }
 
