@@ -212,6 +212,7 @@ func (h *Harness) Decide(ctx context.Context, id string, approve bool, p *transp
 	}
 	h.log.Info("approval decided", "approval_id", id, "status", string(status), "by", p.ID)
 	h.observeApproval(a)
+	h.rememberApproval(a)
 	if w != nil {
 		select {
 		case w.ch <- a:

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ahp-go/ahp/intent"
 	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
@@ -67,6 +68,14 @@ type Options struct {
 	// Shadow, when set, evaluates a candidate policy beside the live one
 	// and records where they disagree (docs/shadow.md).
 	Shadow *ShadowPolicy
+	// Memory configures the memories the harness keeps from what agents
+	// do and how memory_recall scopes them (docs/cognitive.md).
+	Memory MemoryOptions
+	// IntentLLM, when set, lets an OpenAI-compatible LLM classify
+	// intent_detection prompts within its timeout, the phrase tables
+	// deciding otherwise; prompts are redacted before they are sent. Its
+	// Redact field is set by New.
+	IntentLLM *intent.LLMOptions
 	// Logger receives the harness's log lines (discarded when nil).
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -91,6 +100,8 @@ type Harness struct {
 	met       *Metrics
 	red       *redact.Redactor
 	queries   queryState // rate limits and session owners of ahp/query
+	memory    *memoryKeeper
+	llm       *intent.LLM // nil: the phrase tables classify intents
 }
 
 // New returns a Harness. Call Start before serving and Close after.
@@ -125,13 +136,23 @@ func New(opts Options) (*Harness, error) {
 			return nil, err
 		}
 	}
-	return &Harness{
+	h := &Harness{
 		opts: opts, log: log, now: opts.Now,
 		sessions:  NewSessions(100000),
 		approvals: newApprovalWaiters(),
 		met:       opts.Metrics,
 		red:       red,
-	}, nil
+	}
+	h.memory = newMemoryKeeper(h)
+	if opts.IntentLLM != nil {
+		lo := *opts.IntentLLM
+		lo.Redact = func(s string) string { out, _ := red.String(s); return out }
+		var err error
+		if h.llm, err = intent.NewLLM(lo); err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+	}
+	return h, nil
 }
 
 // Start prepares the harness: approvals still pending from a previous run
@@ -184,6 +205,7 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 		return protocol.Block("harness could not record the decision (audit log unavailable); failing closed"), nil
 	}
 	h.met.decided(ev.EventType, d.Kind, res.RuleID, h.now().Sub(start))
+	h.rememberBlock(se.ev, &res, d)
 	return d, nil
 }
 
@@ -288,6 +310,7 @@ func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
 	// Nothing is decided for a notification: what outlives it is redacted.
 	sv := h.seal(ev, policy.SecretsUnknown)
 	se := &sv
+	h.rememberNotification(se.ev)
 	if h.opts.Runs != nil && ev.EventType.RunContract() {
 		if err := h.opts.Runs.Observe(ctx, se.ev); err != nil {
 			h.log.Warn("run record not updated", "event_type", string(ev.EventType), "session_id", se.ev.SessionID, "error", se.text(err.Error()))

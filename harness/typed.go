@@ -9,7 +9,6 @@ import (
 
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
-	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/transport"
 )
@@ -70,23 +69,47 @@ func (c *typedCall) modifiedObject(v any) bool {
 	return json.Unmarshal(d.ModifiedPayload, v) == nil
 }
 
-// HandleIntentDetection classifies the prompt by keywords unless a policy
-// blocks it.
+// HandleIntentDetection classifies the prompt unless a policy blocks it:
+// with the LLM when one is configured and answers in time, else with the
+// phrase tables. The recorded decision names the classifier that decided;
+// the prompt is kept as a memory of the session.
 func (h *Harness) HandleIntentDetection(ctx context.Context, ev *protocol.Event, p *protocol.IntentDetectionPayload) (protocol.IntentDetectionDecision, error) {
 	c := h.gate(ctx, ev)
+	h.memory.learnWorkspace(ev.SessionID, p.Workspace)
 	var d protocol.IntentDetectionDecision
 	if ok, reason := c.blocked(); ok {
 		d = protocol.IntentDetectionDecision{Decision: "block", Reason: reason}
-	} else {
-		d, _ = server.BaseHandler{}.HandleIntentDetection(ctx, ev, p)
+		return d, c.done(ctx, d, d.Decision)
 	}
-	return d, c.done(ctx, d, d.Decision)
+	r, llmErr := h.llm.DetectContext(ctx, p.Prompt, p.LanguageHint)
+	if llmErr != nil {
+		h.log.Debug("intent: LLM did not decide; phrase tables used", "error", c.sealed.text(llmErr.Error()))
+	}
+	d = protocol.IntentDetectionDecision{Decision: "allow", DetectedIntent: r.Intent, Confidence: r.Confidence}
+	if r.Target.Name != "" {
+		d.TargetHints = &protocol.TargetHints{TargetType: r.Target.Type, TargetName: r.Target.Name}
+	}
+	h.memory.keep(ev.SessionID, store.KindPrompt, store.OriginAgent, "agent "+ev.AgentID, "asked: "+p.Prompt)
+	return d, c.done(ctx, withClassifier(d, r.Classifier), d.Decision)
+}
+
+// withClassifier is the decision as recorded: the decision sent, with a
+// "classifier" member saying which classifier decided.
+func withClassifier(d protocol.IntentDetectionDecision, classifier string) any {
+	b, err := json.Marshal(d)
+	if err != nil || len(b) < 2 || classifier == "" {
+		return d
+	}
+	cl, _ := json.Marshal(classifier)
+	out := append(append(append(b[:len(b)-1:len(b)-1], `,"classifier":`...), cl...), '}')
+	return json.RawMessage(out)
 }
 
 // HandleContextPerception injects facts, file snippets and a project
 // summary from the configured workspace, unless a policy blocks it.
 func (h *Harness) HandleContextPerception(ctx context.Context, ev *protocol.Event, p *protocol.ContextPerceptionPayload) (protocol.ContextPerceptionDecision, error) {
 	c := h.gate(ctx, ev)
+	h.memory.learnWorkspace(ev.SessionID, p.Context.Workspace)
 	var d protocol.ContextPerceptionDecision
 	if ok, reason := c.blocked(); ok {
 		d = protocol.ContextPerceptionDecision{Decision: "block", Reason: reason}
@@ -102,10 +125,16 @@ func (h *Harness) HandleContextPerception(ctx context.Context, ev *protocol.Even
 	return d, c.done(ctx, d, d.Decision)
 }
 
-// HandleMemoryRecall returns the facts the harness keeps that match the
-// query (full-text search over the session's and the global facts).
+// HandleMemoryRecall returns the facts that match the query, ranked by
+// relevance and recency: the session's own, its project's (the
+// working_directory, else the workspace the session last named) and the
+// global ones, of the kinds memory_type asks for; never another project's.
+// Across sessions only human and policy memories are recalled unless
+// MemoryOptions.CrossSessionAgentFacts. Each fact's source names its
+// origin, kind and session.
 func (h *Harness) HandleMemoryRecall(ctx context.Context, ev *protocol.Event, p *protocol.MemoryRecallPayload) (protocol.MemoryRecallDecision, error) {
 	c := h.gate(ctx, ev)
+	h.memory.learnWorkspace(ev.SessionID, p.WorkingDirectory)
 	var d protocol.MemoryRecallDecision
 	if ok, reason := c.blocked(); ok {
 		d = protocol.MemoryRecallDecision{Decision: "block", Reason: reason}
@@ -119,14 +148,19 @@ func (h *Harness) HandleMemoryRecall(ctx context.Context, ev *protocol.Event, p 
 	if len(query) > store.MaxFactQueryBytes {
 		query = query[:store.MaxFactQueryBytes]
 	}
-	facts, err := h.opts.Store.Memory().Search(ctx, store.FactQuery{Text: query, SessionID: p.SessionID, Limit: limit})
+	q := store.FactQuery{Text: query, SessionID: ev.SessionID, Workspace: h.memory.workspace(ev.SessionID),
+		Kinds: memoryKinds(p.MemoryType), Now: h.now(), Limit: limit}
+	if !h.opts.Memory.CrossSessionAgentFacts {
+		q.CrossSessionOrigins = []string{store.OriginHuman, store.OriginPolicy}
+	}
+	facts, err := h.opts.Store.Memory().Search(ctx, q)
 	if err != nil {
 		d = protocol.MemoryRecallDecision{Decision: "block", Reason: "memory could not be searched: " + err.Error()}
 		return d, c.done(ctx, d, d.Decision)
 	}
 	d = protocol.MemoryRecallDecision{Decision: "allow", InjectedFacts: make([]protocol.Fact, 0, len(facts))}
 	for _, f := range facts {
-		d.InjectedFacts = append(d.InjectedFacts, f.Wire())
+		d.InjectedFacts = append(d.InjectedFacts, recallFact(f, ev.SessionID))
 	}
 	return d, c.done(ctx, d, d.Decision)
 }
