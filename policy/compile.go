@@ -101,6 +101,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	version := versionHash(all, optBytes)
 
 	var specs []*ruleSpec
+	var guidance []*Guidance
 	for _, p := range packs {
 		f := mapping(p.source.Name, p.node, "", ps, packFields...)
 		specs = append(specs, withLines(p.source, parseRules(p.source.Name, p.Name, f["rules"], ps))...)
@@ -115,7 +116,17 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 			continue
 		}
 		f := mapping(src.Name, root, "", ps, policyFields...)
-		specs = append(specs, withLines(src, parseRules(src.Name, "", f["rules"], ps))...)
+		if f["rules"] != nil || f["guidance"] == nil {
+			specs = append(specs, withLines(src, parseRules(src.Name, "", f["rules"], ps))...)
+		}
+		guidance = append(guidance, parseGuidance(src.Name, f["guidance"], ps)...)
+	}
+	seenGuidance := map[string]*Guidance{}
+	for _, g := range guidance {
+		if first, dup := seenGuidance[g.ID]; dup {
+			ps.add(g.File, g.Line, "", "guidance %s: duplicate guidance id (first defined at %s:%d)", g.ID, first.File, first.Line)
+		}
+		seenGuidance[g.ID] = g
 	}
 
 	seen := map[string]*ruleSpec{}
@@ -137,7 +148,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	set := &Set{version: version, rules: rules, config: config}
+	set := &Set{version: version, rules: rules, config: config, guidance: guidance}
 	for _, p := range packs {
 		set.packs = append(set.packs, p.Name)
 	}

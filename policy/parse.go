@@ -45,7 +45,7 @@ type outcomeSpec struct {
 var ruleIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
 
 // policyFields are the top-level keys of a policy file; packs add theirs.
-var policyFields = []string{"description", "rules"}
+var policyFields = []string{"description", "rules", "guidance"}
 
 // parseRules reads the rules of one parsed file.
 func parseRules(name, pack string, rules *yaml.Node, ps *problems) []*ruleSpec {

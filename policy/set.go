@@ -32,6 +32,8 @@ type Set struct {
 	// shadow holds the shadow rules (mode: shadow, or every rule when the
 	// set is in shadow mode); nil when there are none.
 	shadow *shadowRules
+	// guidance holds the guidance entries of the policy files, in order.
+	guidance []*Guidance
 
 	// onEval, when set (tests only), is called before a rule's condition
 	// is evaluated.

@@ -41,6 +41,9 @@ type Expectation struct {
 	RetryAfterMs     *uint64
 	EscalationTarget string
 	Approval         *ApprovalSpec
+	// Guidance lists the ids of the guidance entries expected to match a
+	// planning or reasoning event, in order; an empty list expects none.
+	Guidance *[]string
 }
 
 // IsTestFile reports whether src looks like a policy test file (it has a
@@ -220,7 +223,7 @@ func caseEvent(n *yaml.Node) (*protocol.Event, error) {
 func parseExpect(file, name string, n *yaml.Node, ps *problems) Expectation {
 	var e Expectation
 	f := mapping(file, n, "", ps, "decision", "rule", "matched", "reason_contains", "modified_payload",
-		"retry_after_ms", "escalation_target", "approval")
+		"retry_after_ms", "escalation_target", "approval", "guidance")
 	bad := func(v *yaml.Node, format string, args ...any) {
 		ps.add(file, v.Line, "", "%s: expect.%s", name, fmt.Sprintf(format, args...))
 	}
@@ -233,6 +236,16 @@ func parseExpect(file, name string, n *yaml.Node, ps *problems) Expectation {
 	}
 	if v := f["rule"]; v != nil {
 		e.Rule = v.Value
+	}
+	if v := f["guidance"]; v != nil {
+		ids, err := stringList(v)
+		if err != nil {
+			bad(v, "guidance: expected a list of guidance ids")
+		}
+		if ids == nil {
+			ids = []string{}
+		}
+		e.Guidance = &ids
 	}
 	if v := f["matched"]; v != nil {
 		var b bool

@@ -26,6 +26,9 @@ func (c *TestCase) Run(set *Set) TestResult {
 	res := TestResult{Case: c, Got: got}
 	fail := func(format string, args ...any) { res.Failures = append(res.Failures, fmt.Sprintf(format, args...)) }
 	e, d := &c.Expect, &got.Decision
+	if e.Guidance != nil {
+		res.checkGuidance(set, *e.Guidance, fail)
+	}
 	if d.Kind != e.Decision {
 		fail("expected decision %s, got %s (%s)", e.Decision, d.Kind, describe(&got))
 	}
@@ -125,4 +128,25 @@ func RunTests(base Options, policies []Source, files []*TestFile) (*TestReport, 
 		}
 	}
 	return rep, nil
+}
+
+// checkGuidance compares the guidance entries matching the case's event
+// with the expected ids.
+func (r *TestResult) checkGuidance(set *Set, want []string, fail func(string, ...any)) {
+	in, ok := GuidanceInputFor(r.Case.Input.Event)
+	if !ok {
+		fail("expected guidance %v, but the event is not a valid planning or reasoning event", want)
+		return
+	}
+	gs, errs := set.Guidance(in)
+	got := []string{}
+	for _, g := range gs {
+		got = append(got, g.ID)
+	}
+	for _, err := range errs {
+		fail("%v", err)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		fail("expected guidance %v, got %v", want, got)
+	}
 }
