@@ -173,8 +173,10 @@ type planningChoice struct {
 }
 
 // HandlePlanning selects a strategy: the one a policy's modify outcome
-// names ({"strategy": ...} or {"task": ..., "hints": [...]}), else the
-// first one offered; a policy block refuses the plan.
+// names ({"strategy": ...} or {"task": ..., "hints": [...]}), else the one
+// the operator's guidance names, else the first one offered; the matching
+// guidance's subtasks and hints go into planning_template. A policy block
+// refuses the plan.
 func (h *Harness) HandlePlanning(ctx context.Context, ev *protocol.Event, p *protocol.PlanningPayload) (protocol.PlanningDecision, error) {
 	c := h.gate(ctx, ev)
 	var d protocol.PlanningDecision
@@ -189,20 +191,22 @@ func (h *Harness) HandlePlanning(ctx context.Context, ev *protocol.Event, p *pro
 		if len(p.AvailableStrategies) > 0 {
 			s = p.AvailableStrategies[0]
 		}
+		d = protocol.PlanningDecision{Decision: "allow", SelectedStrategy: s, Metadata: c.res.Decision.Metadata}
+		guidedPlan(&d, p, h.guidanceFor(ev))
 		if pc.Strategy != "" {
 			for _, offered := range p.AvailableStrategies {
 				if offered.String() == pc.Strategy {
-					s = offered
+					d.SelectedStrategy = offered
 				}
 			}
 		}
-		d = protocol.PlanningDecision{Decision: "allow", SelectedStrategy: s, Metadata: c.res.Decision.Metadata}
 	}
 	return d, c.done(ctx, d, d.Decision)
 }
 
 // HandleReasoning allows, with the hints a policy's modify outcome gives
-// ({"hints": [...]}); a policy block refuses.
+// ({"hints": [...]}) and those of the operator's matching guidance; a
+// policy block refuses.
 func (h *Harness) HandleReasoning(ctx context.Context, ev *protocol.Event, p *protocol.ReasoningPayload) (protocol.ReasoningDecision, error) {
 	c := h.gate(ctx, ev)
 	var d protocol.ReasoningDecision
@@ -211,7 +215,11 @@ func (h *Harness) HandleReasoning(ctx context.Context, ev *protocol.Event, p *pr
 		d = protocol.ReasoningDecision{Decision: "block", Reason: reason}
 	} else {
 		c.modifiedObject(&pc)
-		d = protocol.ReasoningDecision{Decision: "allow", Hints: pc.Hints, Metadata: c.res.Decision.Metadata}
+		hints := pc.Hints
+		for _, g := range h.guidanceFor(ev) {
+			hints = appendHints(hints, g.Hints)
+		}
+		d = protocol.ReasoningDecision{Decision: "allow", Hints: hints, Metadata: c.res.Decision.Metadata}
 	}
 	return d, c.done(ctx, d, d.Decision)
 }
