@@ -41,8 +41,11 @@ type Config struct {
 	Audit AuditConfig `yaml:"audit" json:"audit"`
 	// Context configures the answers to context_perception.
 	Context ContextConfig `yaml:"context" json:"context"`
-	// Memory configures the answers to memory_recall.
+	// Memory configures the answers to memory_recall and the memories the
+	// harness keeps from what agents do.
 	Memory MemoryConfig `yaml:"memory" json:"memory"`
+	// Intent configures the answers to intent_detection.
+	Intent IntentConfig `yaml:"intent" json:"intent"`
 	// Idle configures the answers to idle.
 	Idle IdleConfig `yaml:"idle" json:"idle"`
 	// Descriptor is an Agent Harness Descriptor file to supervise against.
@@ -146,10 +149,40 @@ type FactConfig struct {
 	Confidence float32 `yaml:"confidence" json:"confidence"`
 }
 
-// MemoryConfig configures memory_recall answers.
+// MemoryConfig configures memory_recall answers and the memory the
+// harness fills itself (docs/cognitive.md).
 type MemoryConfig struct {
 	// MaxResults bounds the facts returned whatever the agent asks.
 	MaxResults int `yaml:"max_results" json:"max_results"`
+	// Capture keeps memories of what agents do: success summaries, errors,
+	// policy blocks, human approval decisions and intent prompts, redacted.
+	Capture bool `yaml:"capture" json:"capture"`
+	// Retention is how long kept memories live; facts people added stay.
+	Retention Duration `yaml:"retention" json:"retention"`
+	// CrossSessionAgentFacts lets a session recall what agents wrote in
+	// other sessions of its project (only human and policy memories cross
+	// sessions when false: an agent's text can carry a prompt injection).
+	CrossSessionAgentFacts bool `yaml:"cross_session_agent_facts" json:"cross_session_agent_facts"`
+}
+
+// IntentConfig configures intent_detection answers.
+type IntentConfig struct {
+	// LLM, when set, asks an OpenAI-compatible chat-completions endpoint
+	// first; the phrase tables decide when it does not answer in time.
+	LLM *LLMConfig `yaml:"llm" json:"llm,omitempty"`
+}
+
+// LLMConfig names an OpenAI-compatible chat-completions endpoint.
+type LLMConfig struct {
+	// URL is the endpoint's base URL (http://127.0.0.1:11434/v1 for Ollama).
+	URL string `yaml:"url" json:"url"`
+	// Model is the model name sent with each request.
+	Model string `yaml:"model" json:"model"`
+	// APIKeyEnv names the environment variable holding the API key (none
+	// when empty); the key itself never appears in the configuration.
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	// TimeoutMs bounds each classification (800 when 0).
+	TimeoutMs int `yaml:"timeout_ms" json:"timeout_ms,omitempty"`
 }
 
 // IdleConfig configures idle answers.
@@ -172,7 +205,7 @@ func Default() Config {
 		Approvals: ApprovalsConfig{Timeout: Duration(5 * time.Minute), Fallback: "block"},
 		Audit:     AuditConfig{MaxAge: Duration(90 * 24 * time.Hour)},
 		Context:   ContextConfig{WorkspaceRoots: []string{}, Facts: []FactConfig{}, MaxFiles: 2000, MaxSnippets: 5},
-		Memory:    MemoryConfig{MaxResults: 20},
+		Memory:    MemoryConfig{MaxResults: 20, Capture: true, Retention: Duration(30 * 24 * time.Hour)},
 		Idle:      IdleConfig{DeferWhilePending: true},
 		Redaction: redact.Rules{Fields: []string{}, Patterns: []redact.Pattern{}},
 	}
@@ -271,6 +304,20 @@ func (c *Config) Validate() error {
 	}
 	if c.Memory.MaxResults < 1 || c.Memory.MaxResults > 1000 {
 		bad("memory.max_results: %d is not between 1 and 1000", c.Memory.MaxResults)
+	}
+	if c.Memory.Retention < 0 {
+		bad("memory.retention: must not be negative")
+	}
+	if l := c.Intent.LLM; l != nil {
+		if !strings.HasPrefix(l.URL, "http://") && !strings.HasPrefix(l.URL, "https://") {
+			bad("intent.llm.url: %q is not an http:// or https:// URL", l.URL)
+		}
+		if l.Model == "" {
+			bad("intent.llm.model: must not be empty")
+		}
+		if l.TimeoutMs < 0 || l.TimeoutMs > 60000 {
+			bad("intent.llm.timeout_ms: %d is not between 0 and 60000", l.TimeoutMs)
+		}
 	}
 	if c.Context.MaxSnippets < 0 || c.Context.MaxFiles < 0 {
 		bad("context: max_snippets and max_files must not be negative")

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ahp-go/ahp/admin"
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/descriptor"
 	"github.com/ahp-go/ahp/harness"
+	"github.com/ahp-go/ahp/intent"
 	"github.com/ahp-go/ahp/observe"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
@@ -111,6 +114,9 @@ func (s *Service) build() error {
 		Engine: engine, Store: s.db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
 		DeferIdleWhilePending: c.Idle.DeferWhilePending, MemoryMaxResults: c.Memory.MaxResults,
 		Perceiver: perceiver, Metrics: met, Logger: log, Shadow: s.shadow,
+		Memory: harness.MemoryOptions{DisableCapture: !c.Memory.Capture, Retention: c.Memory.Retention.D(),
+			CrossSessionAgentFacts: c.Memory.CrossSessionAgentFacts},
+		IntentLLM: intentLLM(c.Intent.LLM),
 	})
 	if err != nil {
 		return err
@@ -155,4 +161,17 @@ func (s *Service) buildAdmin() error {
 		Gatherer: s.reg, Reload: s.Reload, Logger: s.log,
 	}))
 	return nil
+}
+
+// intentLLM turns intent.llm into the harness's LLM options (nil when not
+// configured). The API key is read from the named environment variable.
+func intentLLM(l *config.LLMConfig) *intent.LLMOptions {
+	if l == nil {
+		return nil
+	}
+	o := &intent.LLMOptions{URL: l.URL, Model: l.Model, Timeout: time.Duration(l.TimeoutMs) * time.Millisecond}
+	if l.APIKeyEnv != "" {
+		o.APIKey = os.Getenv(l.APIKeyEnv)
+	}
+	return o
 }

@@ -173,6 +173,9 @@ func (s *Service) Close() error {
 			stop()
 			<-done
 		}
+		if s.h != nil {
+			s.h.Flush() // memories still being written
+		}
 		if s.db != nil {
 			s.recordStop("orderly shutdown")
 		}
