@@ -23,8 +23,12 @@ func newMemoryCmd() *cobra.Command {
 		Use:   "memory",
 		Short: "Manage the facts the harness recalls (memory_recall)",
 		Long: `Manage the facts a harness keeps for memory_recall events. A fact is global
-(every session recalls it) or belongs to one session. A memory_recall finds
-facts by full-text search of their content.
+(every session recalls it), belongs to one project (--workspace), or belongs
+to one session. People add facts here; the harness also keeps memories of
+what agents do (success summaries, errors, policy blocks, approval decisions,
+intent prompts; see docs/cognitive.md). A memory_recall finds facts by
+full-text search of their content, weighed by recency. "list" shows where
+each fact came from: its origin (human, policy, agent), kind and source.
 
 These commands open <data-dir>/ahp.db directly; they work while the harness
 runs.`,
@@ -69,6 +73,7 @@ func newMemoryAddCmd(dataDir *string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.SessionID, "session", "", "the session the fact belongs to (default: global)")
+	cmd.Flags().StringVar(&f.Workspace, "workspace", "", "the project (workspace path) the fact belongs to (default: every project)")
 	cmd.Flags().StringVar(&f.Source, "source", "cli", "where the fact comes from")
 	cmd.Flags().Float64Var(&confidence, "confidence", 1, "confidence in the fact, 0 to 1")
 	return cmd
@@ -103,8 +108,9 @@ func newMemoryListCmd(dataDir *string) *cobra.Command {
 				enc := json.NewEncoder(out)
 				enc.SetEscapeHTML(false)
 				for _, f := range facts {
-					if err := enc.Encode(factJSON{ID: f.ID, SessionID: f.SessionID, Content: f.Content, Source: f.Source,
-						Confidence: f.Confidence, Created: f.Created.UTC().Format(time.RFC3339Nano)}); err != nil {
+					if err := enc.Encode(factJSON{ID: f.ID, SessionID: f.SessionID, Workspace: f.Workspace, Content: f.Content,
+						Source: f.Source, Origin: f.Origin, Kind: f.Kind, Confidence: f.Confidence,
+						Created: f.Created.UTC().Format(time.RFC3339Nano)}); err != nil {
 						return err
 					}
 				}
@@ -115,10 +121,11 @@ func newMemoryListCmd(dataDir *string) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSCOPE\tCONFIDENCE\tSOURCE\tCREATED\tCONTENT")
+			fmt.Fprintln(tw, "ID\tSCOPE\tWORKSPACE\tORIGIN\tKIND\tCONFIDENCE\tSOURCE\tCREATED\tCONTENT")
 			for _, f := range facts {
-				fmt.Fprintf(tw, "%d\t%s\t%.2f\t%s\t%s\t%s\n", f.ID, cell(sessionOrGlobal(f.SessionID), 36), f.Confidence,
-					cell(f.Source, 20), f.Created.UTC().Format(time.RFC3339), cell(f.Content, 80))
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n", f.ID, cell(sessionOrGlobal(f.SessionID), 36),
+					cell(orDash(f.Workspace), 30), f.Origin, f.Kind, f.Confidence, cell(f.Source, 28), f.Created.UTC().Format(time.RFC3339),
+					cell(f.Content, 80))
 			}
 			return tw.Flush()
 		},
@@ -156,8 +163,11 @@ func newMemoryDeleteCmd(dataDir *string) *cobra.Command {
 type factJSON struct {
 	ID         int64   `json:"id"`
 	SessionID  string  `json:"session_id"`
+	Workspace  string  `json:"workspace"`
 	Content    string  `json:"content"`
 	Source     string  `json:"source"`
+	Origin     string  `json:"origin"`
+	Kind       string  `json:"kind"`
 	Confidence float32 `json:"confidence"`
 	Created    string  `json:"created"`
 }
@@ -174,4 +184,11 @@ func scope(session string) string {
 		return "global"
 	}
 	return "session " + session
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
