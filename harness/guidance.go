@@ -34,10 +34,10 @@ type planTemplate struct {
 
 // guidedPlan applies guidance to a planning answer: the first entry naming
 // an offered strategy selects it; subtasks and hints of every matching
-// entry go into planning_template.
-func guidedPlan(d *protocol.PlanningDecision, p *protocol.PlanningPayload, gs []*policy.Guidance) {
+// entry go into planning_template. It returns the ids of the entries.
+func guidedPlan(d *protocol.PlanningDecision, p *protocol.PlanningPayload, gs []*policy.Guidance) []string {
 	if len(gs) == 0 {
-		return
+		return nil
 	}
 	var t planTemplate
 	chosen := false
@@ -56,6 +56,7 @@ func guidedPlan(d *protocol.PlanningDecision, p *protocol.PlanningPayload, gs []
 		}
 	}
 	d.PlanningTemplate, _ = json.Marshal(t)
+	return t.Guidance
 }
 
 // appendHints adds hints not yet in list, up to maxGuidanceHints.

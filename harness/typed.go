@@ -96,13 +96,28 @@ func (h *Harness) HandleIntentDetection(ctx context.Context, ev *protocol.Event,
 // withClassifier is the decision as recorded: the decision sent, with a
 // "classifier" member saying which classifier decided.
 func withClassifier(d protocol.IntentDetectionDecision, classifier string) any {
-	b, err := json.Marshal(d)
-	if err != nil || len(b) < 2 || classifier == "" {
+	if classifier == "" {
 		return d
 	}
-	cl, _ := json.Marshal(classifier)
-	out := append(append(append(b[:len(b)-1:len(b)-1], `,"classifier":`...), cl...), '}')
-	return json.RawMessage(out)
+	return withMember(d, "classifier", classifier)
+}
+
+// withMember is a decision as recorded with one more member (which
+// classifier decided, which guidance applied), for audit and replay; the
+// agent gets the decision without it.
+func withMember(d any, key string, v any) any {
+	b, err := json.Marshal(d)
+	if err != nil || len(b) < 2 || b[len(b)-1] != '}' {
+		return d
+	}
+	k, _ := json.Marshal(key)
+	val, err := json.Marshal(v)
+	if err != nil {
+		return d
+	}
+	out := append(b[:len(b)-1:len(b)-1], ',')
+	out = append(append(append(out, k...), ':'), val...)
+	return json.RawMessage(append(out, '}'))
 }
 
 // HandleContextPerception injects facts, file snippets and a project
@@ -181,6 +196,7 @@ func (h *Harness) HandlePlanning(ctx context.Context, ev *protocol.Event, p *pro
 	c := h.gate(ctx, ev)
 	var d protocol.PlanningDecision
 	var pc planningChoice
+	var guided []string
 	switch {
 	case c.res.Decision.Kind == protocol.DecisionBlock:
 		d = protocol.PlanningDecision{Decision: "block", Reason: c.res.Decision.Reason}
@@ -192,7 +208,7 @@ func (h *Harness) HandlePlanning(ctx context.Context, ev *protocol.Event, p *pro
 			s = p.AvailableStrategies[0]
 		}
 		d = protocol.PlanningDecision{Decision: "allow", SelectedStrategy: s, Metadata: c.res.Decision.Metadata}
-		guidedPlan(&d, p, h.guidanceFor(ev))
+		guided = guidedPlan(&d, p, h.guidanceFor(ev))
 		if pc.Strategy != "" {
 			for _, offered := range p.AvailableStrategies {
 				if offered.String() == pc.Strategy {
@@ -200,6 +216,9 @@ func (h *Harness) HandlePlanning(ctx context.Context, ev *protocol.Event, p *pro
 				}
 			}
 		}
+	}
+	if len(guided) > 0 {
+		return d, c.done(ctx, withMember(d, "guidance", guided), d.Decision)
 	}
 	return d, c.done(ctx, d, d.Decision)
 }
@@ -216,10 +235,15 @@ func (h *Harness) HandleReasoning(ctx context.Context, ev *protocol.Event, p *pr
 	} else {
 		c.modifiedObject(&pc)
 		hints := pc.Hints
+		var guided []string
 		for _, g := range h.guidanceFor(ev) {
 			hints = appendHints(hints, g.Hints)
+			guided = append(guided, g.ID)
 		}
 		d = protocol.ReasoningDecision{Decision: "allow", Hints: hints, Metadata: c.res.Decision.Metadata}
+		if len(guided) > 0 {
+			return d, c.done(ctx, withMember(d, "guidance", guided), d.Decision)
+		}
 	}
 	return d, c.done(ctx, d, d.Decision)
 }

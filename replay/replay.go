@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ahp-go/ahp/harness"
@@ -134,6 +135,12 @@ func (r *runner) record(it *item) {
 	}
 	r.version(rec.PolicyVersion)
 	nv := newVerdict(&res, t)
+	if t == protocol.EventPlanning || t == protocol.EventReasoning {
+		old.Guidance = parseRecorded(rec.Decision).Guidance
+		if nv.Decision == "allow" {
+			nv.Guidance = r.guidance(ev)
+		}
+	}
 	var kind ChangeKind
 	switch {
 	case old.Decision != nv.Decision:
@@ -142,10 +149,15 @@ func (r *runner) record(it *item) {
 	case old.RuleID != nv.RuleID:
 		kind = RuleChanged
 		rep.RuleChanges++
+	case strings.Join(old.Guidance, "\x00") != strings.Join(nv.Guidance, "\x00"):
+		kind = GuidanceChanged
+		rep.GuidanceChanges++
 	default:
 		return
 	}
-	r.tally(kind, &old, &nv)
+	if kind != GuidanceChanged {
+		r.tally(kind, &old, &nv)
+	}
 	if old.Reason == "" {
 		old.Reason = parseRecorded(rec.Decision).Reason
 	}
@@ -215,4 +227,19 @@ func (r *runner) tally(kind ChangeKind, old, nv *Verdict) {
 		}
 		a.trans[[2]string{old.Decision, nv.Decision}]++
 	}
+}
+
+// guidance returns the ids of the new policy's guidance entries that apply
+// to a planning or reasoning event.
+func (r *runner) guidance(ev *protocol.Event) []string {
+	in, ok := policy.GuidanceInputFor(ev)
+	if !ok {
+		return nil
+	}
+	gs, _ := r.opts.Engine.Set().Guidance(in)
+	var ids []string
+	for _, g := range gs {
+		ids = append(ids, g.ID)
+	}
+	return ids
 }

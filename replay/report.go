@@ -12,6 +12,9 @@ type ChangeKind string
 const (
 	// DecisionChanged: the new policy decides differently.
 	DecisionChanged ChangeKind = "decision"
+	// GuidanceChanged: same decision and rule, other operator guidance for
+	// a planning or reasoning event.
+	GuidanceChanged ChangeKind = "guidance"
 	// RuleChanged: same decision, made by another rule (or by the default
 	// outcome instead of a rule, or the reverse).
 	RuleChanged ChangeKind = "rule"
@@ -53,6 +56,9 @@ type Report struct {
 	// DecisionChanges and RuleChanges count the changed events.
 	DecisionChanges int64 `json:"decision_changes"`
 	RuleChanges     int64 `json:"rule_changes"`
+	// GuidanceChanges counts planning and reasoning events whose guidance
+	// would change (decision and rule the same).
+	GuidanceChanges int64 `json:"guidance_changes"`
 	// Changes lists changed events in ID order, at most Options.MaxListed;
 	// Unlisted counts those left out.
 	Changes  []Change `json:"changes"`

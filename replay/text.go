@@ -29,6 +29,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.writeHeader(bw)
 	r.writeChanges(bw, DecisionChanged, r.DecisionChanges, "decision changes")
 	r.writeChanges(bw, RuleChanged, r.RuleChanges, "rule changes, same decision")
+	if r.GuidanceChanges > 0 {
+		r.writeChanges(bw, GuidanceChanged, r.GuidanceChanges, "guidance changes (planning and reasoning), same decision")
+	}
 	if r.Unlisted > 0 {
 		fmt.Fprintf(bw, "\n(%d more changed events not listed)\n", r.Unlisted)
 	}
@@ -115,6 +118,9 @@ func verdictText(v *Verdict) string {
 		b.WriteString("; evaluation failed")
 	}
 	b.WriteString(")")
+	if len(v.Guidance) > 0 {
+		b.WriteString(" guidance " + clean(strings.Join(v.Guidance, ","), textAnswerBytes))
+	}
 	return b.String()
 }
 

@@ -29,6 +29,9 @@ type Verdict struct {
 	Reason string `json:"reason,omitempty"`
 	// Error says why the evaluation failed (a fail-closed block).
 	Error string `json:"error,omitempty"`
+	// Guidance lists the ids of the operator's guidance entries that
+	// applied to a planning or reasoning event (policy "guidance:").
+	Guidance []string `json:"guidance,omitempty"`
 }
 
 // refusal is the typed decision with which the harness answers a policy
@@ -67,8 +70,9 @@ func refusedOutsidePolicy(t protocol.EventType, reason string) bool {
 
 // recordedDecision is the part of a recorded decision replay reads.
 type recordedDecision struct {
-	Reason         string // "reason"
-	ApprovalStatus string // "metadata"."approval_status"
+	Reason         string   // "reason"
+	ApprovalStatus string   // "metadata"."approval_status"
+	Guidance       []string // "guidance": the guidance ids the harness recorded
 }
 
 // parseRecorded reads a recorded decision; what it cannot read stays "".
@@ -78,6 +82,11 @@ func parseRecorded(d json.RawMessage) recordedDecision {
 		switch string(k) {
 		case "reason":
 			rd.Reason, _ = jsonscan.String(v)
+		case "guidance":
+			var ids []string
+			if json.Unmarshal(v, &ids) == nil && len(ids) <= 64 {
+				rd.Guidance = ids
+			}
 		case "metadata":
 			if jsonscan.Kind(v) == '{' {
 				_ = jsonscan.ObjectValid(v, func(k, v []byte) error {

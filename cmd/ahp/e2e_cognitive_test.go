@@ -152,6 +152,16 @@ func TestServeGuidanceAndLLM(t *testing.T) {
 	if !strings.Contains(audit, `\"classifier\":\"llm\"`) && !strings.Contains(audit, `"classifier":"llm"`) {
 		t.Fatalf("audit does not name the classifier:\n%s", audit)
 	}
+	// Replay with a policy whose guidance changed shows the change.
+	changed := strings.Replace(cognitivePolicy, "id: db-migration", "id: db-migration-v2", 1)
+	if err := os.WriteFile(filepath.Join(dir, "policy2.yaml"), []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rp, _ := run("replay", "--policy", filepath.Join(dir, "policy2.yaml"), "--data-dir", filepath.Join(dir, "data"))
+	if !strings.Contains(rp, "guidance changes (planning and reasoning), same decision: 2") ||
+		!strings.Contains(rp, "guidance db-migration  →  new: allow (default) guidance db-migration-v2") {
+		t.Fatalf("ahp replay does not show the changed guidance:\n%s", rp)
+	}
 	if out, code := run("check", filepath.Join(dir, "policy.yaml")); code != 0 {
 		t.Fatalf("ahp check: %d %s", code, out)
 	}
