@@ -47,6 +47,7 @@ type Server struct {
 	rejObs  RejectionObserver
 	hsObs   HandshakeHandler
 	hsSeq   atomic.Uint64 // numbers the session ids given to handshakes without one
+	quiet   quietWatcher  // moves the readers of quiet connections to small stacks
 }
 
 // New returns a Server for h.
@@ -122,12 +123,14 @@ func (s *Server) Serve(ctx context.Context, l transport.Listener) error {
 			continue
 		}
 		conns.Add(1)
-		go func() {
-			defer conns.Done()
-			if err := s.ServeConn(ctx, c); err != nil {
+		// No goroutine waits for the connection: its last worker ends it
+		// (an idle connection costs one small goroutine, see quiet.go).
+		s.startConn(ctx, c, func(err error) {
+			if err != nil {
 				s.log.Debug("connection ended", "transport", c.Info().Transport, "error", err)
 			}
-		}()
+			conns.Done()
+		})
 	}
 }
 
@@ -136,11 +139,16 @@ func (s *Server) Serve(ctx context.Context, l transport.Listener) error {
 // a time); notifications are handled in order, one after the other.
 // It returns nil when the peer closed the connection normally.
 func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
-	ctx, cancel := context.WithCancel(WithPeer(ctx, c.Info()))
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
-	defer stop()
+	done := make(chan error, 1)
+	s.startConn(ctx, c, func(err error) { done <- err })
+	return <-done
+}
 
+// startConn starts serving c and returns; ended is called once the
+// connection has ended and is closed, with what ServeConn returns.
+func (s *Server) startConn(ctx context.Context, c transport.Conn, ended func(error)) {
+	ctx, cancel := context.WithCancel(WithPeer(ctx, c.Info()))
+	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
 	cs := &connServer{
 		s: s, c: c, ctx: ctx, cancel: cancel, max: s.opts.MaxInFlight,
 		turn: make(chan struct{}), done: make(chan struct{}),
@@ -150,14 +158,22 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 		halfClose: c.Info().HalfClose,
 	}
 	cs.bw, _ = c.(bufferedWriter)
+	cs.ri, _ = c.(transport.ReadInterrupter)
+	cs.finish = func() {
+		_ = c.Close()
+		stop()
+		cancel()
+		if cs.ri != nil {
+			s.quiet.remove(cs)
+		}
+		ended(cs.err)
+	}
 	cs.started = 1
-	cs.wg.Add(1)
-	// The first worker runs on this goroutine: an idle connection then
-	// costs one goroutine, waiting for input.
-	cs.worker(true)
-	cs.wg.Wait()
-	_ = c.Close()
-	return cs.err
+	cs.live.Store(1)
+	if cs.ri != nil {
+		s.quiet.add(cs)
+	}
+	go cs.worker(true)
 }
 
 // readRequest reads until a request arrives, handling everything else
@@ -171,7 +187,20 @@ func (cs *connServer) readRequest() (jsonrpc.Message, bool) {
 			cs.readerIdle.Store(true)
 			cs.flushPending()
 		}
+		cs.waits.Add(1)
+		cs.waiting.Store(true)
 		msg, err := c.ReadMessage(ctx)
+		cs.waiting.Store(false)
+		if err == transport.ErrReadInterrupted {
+			// The connection is quiet: wait on a fresh goroutine, whose
+			// stack is small, and let this one (grown by the requests it
+			// answered) go.
+			cs.moved = true
+			return jsonrpc.Message{}, false
+		}
+		if cs.fresh.Load() {
+			cs.fresh.Store(false)
+		}
 		cs.readerIdle.Store(false)
 		cs.moreInput.Store(cs.buffered())
 		if err != nil {

@@ -37,9 +37,17 @@ type connServer struct {
 	readerIdle atomic.Bool // the reader is (about to be) waiting for input
 	unflushed  atomic.Bool // answers sit in the write buffer
 
+	// Quiet connections (see quiet.go).
+	ri      transport.ReadInterrupter // nil when the transport has none
+	waits   atomic.Uint64             // waits for input so far
+	waiting atomic.Bool               // the reader is waiting for input
+	moved   bool                      // set by the reader: its wait was interrupted
+	fresh   atomic.Bool               // the reader was started by a move and has read nothing since
+
 	mu      sync.Mutex
 	started int
-	wg      sync.WaitGroup
+	live    atomic.Int32 // workers running; the last to leave calls finish
+	finish  func()
 	endOnce sync.Once
 	err     error // written by the reader before done is closed
 }
@@ -47,7 +55,7 @@ type connServer struct {
 // worker runs until the connection ends. haveTurn says it starts as the
 // reader.
 func (cs *connServer) worker(haveTurn bool) {
-	defer cs.wg.Done()
+	defer cs.leave()
 	for {
 		if !haveTurn {
 			select {
@@ -58,6 +66,14 @@ func (cs *connServer) worker(haveTurn bool) {
 		}
 		m, ok := cs.readRequest()
 		if !ok {
+			if cs.moved {
+				// Hand the reading turn to a new goroutine in place of
+				// this one.
+				cs.moved = false
+				cs.fresh.Store(true)
+				cs.live.Add(1)
+				go cs.awaitInput()
+			}
 			return
 		}
 		if cs.buffered() {
@@ -73,6 +89,21 @@ func (cs *connServer) worker(haveTurn bool) {
 		}
 		haveTurn = cs.answerHoldingTurn(&m)
 	}
+}
+
+// leave ends a worker; the last one ends the connection.
+func (cs *connServer) leave() {
+	if cs.live.Add(-1) == 0 {
+		cs.finish()
+	}
+}
+
+// awaitInput is the reader of a quiet connection: it waits for input on
+// a fresh goroutine, whose stack holds only this wait, then reads as a
+// worker (see quiet.go).
+func (cs *connServer) awaitInput() {
+	_ = cs.ri.WaitInput() // an error is seen again by the read
+	cs.worker(true)
 }
 
 // handoffDelay is how long a worker answering a request keeps the reading
@@ -149,7 +180,7 @@ func (cs *connServer) passTurn() bool {
 	}
 	cs.started++
 	cs.mu.Unlock()
-	cs.wg.Add(1)
+	cs.live.Add(1)
 	go cs.worker(true)
 	return true
 }

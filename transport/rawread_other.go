@@ -11,3 +11,5 @@ type rawReader struct{}
 func newRawReader(io.Reader) *rawReader { return nil }
 
 func (*rawReader) read(**[]byte, int, bool) (int, error) { panic("unreachable") }
+
+func (*rawReader) wait() error { return nil }

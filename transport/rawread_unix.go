@@ -10,8 +10,20 @@ import (
 
 // rawReader waits for input on a socket without holding a buffer: the
 // read buffer is taken from the pool only when the socket has data, and
-// given back while the socket has none.
-type rawReader struct{ rc syscall.RawConn }
+// given back while the socket has none. It is for one reader at a time.
+type rawReader struct {
+	rc syscall.RawConn
+
+	// The state of the read in progress, kept here so that the function
+	// given to rc.Read is made once, not per read.
+	buf     **[]byte
+	off     int
+	release bool
+	n       int
+	err     error
+	readFn  func(fd uintptr) bool
+	peekFn  func(fd uintptr) bool
+}
 
 // newRawReader returns a rawReader for r, or nil when r is not a socket
 // the runtime can wait on.
@@ -29,34 +41,20 @@ func newRawReader(r io.Reader) *rawReader {
 	if err != nil {
 		return nil
 	}
-	return &rawReader{rc: rc}
+	rr := &rawReader{rc: rc}
+	rr.readFn = rr.readOnce
+	rr.peekFn = rr.peekOnce
+	return rr
 }
 
 // read fills (*buf)[off:] once. When *buf is nil it takes a buffer from
 // the pool first; when the socket has no data and release is true, it
 // gives the buffer back and waits with none.
 func (rr *rawReader) read(buf **[]byte, off int, release bool) (int, error) {
-	var n int
-	var rerr error
-	err := rr.rc.Read(func(fd uintptr) bool {
-		if *buf == nil {
-			*buf = GetBuffer()
-		}
-		for {
-			n, rerr = syscall.Read(int(fd), (**buf)[off:])
-			if rerr != syscall.EINTR {
-				break
-			}
-		}
-		if rerr == syscall.EAGAIN {
-			if release {
-				PutBuffer(*buf)
-				*buf = nil
-			}
-			return false // wait until the socket is readable, then again
-		}
-		return true
-	})
+	rr.buf, rr.off, rr.release, rr.n, rr.err = buf, off, release, 0, nil
+	err := rr.rc.Read(rr.readFn)
+	rr.buf = nil
+	n, rerr := rr.n, rr.err
 	if err != nil {
 		return 0, err
 	}
@@ -67,4 +65,48 @@ func (rr *rawReader) read(buf **[]byte, off int, release bool) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+func (rr *rawReader) readOnce(fd uintptr) bool {
+	buf := rr.buf
+	if *buf == nil {
+		*buf = GetBuffer()
+	}
+	for {
+		rr.n, rr.err = syscall.Read(int(fd), (**buf)[rr.off:])
+		if rr.err != syscall.EINTR {
+			break
+		}
+	}
+	if rr.err == syscall.EAGAIN {
+		if rr.release {
+			PutBuffer(*buf)
+			*buf = nil
+		}
+		return false // wait until the socket is readable, then again
+	}
+	if rr.n < 0 {
+		rr.n = 0
+	}
+	return true
+}
+
+// wait returns once the socket has input, or has ended, or failed.
+func (rr *rawReader) wait() error {
+	return rr.rc.Read(rr.peekFn)
+}
+
+var peekByte [1]byte // peeked bytes are not looked at: one for all
+
+func (rr *rawReader) peekOnce(fd uintptr) bool {
+	for {
+		_, _, err := syscall.Recvfrom(int(fd), peekByte[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		switch err {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		return true // input, end of input or an error: the read tells
+	}
 }

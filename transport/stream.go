@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // streamConn carries newline-delimited JSON over a byte stream (stdio and
@@ -36,6 +38,9 @@ type streamConn struct {
 	closeOnce sync.Once
 	closeErr  error
 	closed    atomic.Bool
+
+	deadliner interface{ SetReadDeadline(time.Time) error } // the socket, for InterruptRead; nil otherwise
+	interrupt atomic.Bool                                   // InterruptRead was called
 }
 
 // NewStreamConn returns a Conn that reads newline-delimited messages from r
@@ -45,7 +50,7 @@ func NewStreamConn(r io.Reader, w io.Writer, closeFn func() error, maxMessage in
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessageBytes
 	}
-	return &streamConn{
+	c := &streamConn{
 		src:     r,
 		raw:     newRawReader(r),
 		dst:     w,
@@ -53,6 +58,41 @@ func NewStreamConn(r io.Reader, w io.Writer, closeFn func() error, maxMessage in
 		info:    info,
 		closeFn: closeFn,
 	}
+	if nc, ok := r.(net.Conn); ok && c.raw != nil {
+		c.deadliner = nc
+	}
+	return c
+}
+
+// InterruptRead implements ReadInterrupter on sockets (on other streams
+// it does nothing): a past read deadline wakes the reader, which returns
+// ErrReadInterrupted if it holds nothing of a message.
+func (c *streamConn) InterruptRead() {
+	if c.deadliner == nil {
+		return
+	}
+	c.interrupt.Store(true)
+	_ = c.deadliner.SetReadDeadline(time.Unix(1, 0))
+}
+
+// WaitInput implements ReadInterrupter: it waits until the socket has
+// input, holding no buffer (on other streams it returns at once).
+func (c *streamConn) WaitInput() error {
+	if c.raw == nil || c.rpos < c.rend {
+		return nil
+	}
+	return c.raw.wait()
+}
+
+// interrupted handles a read that failed with err: when it is the
+// deadline InterruptRead set, the deadline is lifted and interrupted
+// reports true.
+func (c *streamConn) interrupted(err error) bool {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !c.interrupt.Swap(false) {
+		return false
+	}
+	_ = c.deadliner.SetReadDeadline(time.Time{})
+	return true
 }
 
 func (c *streamConn) Info() Info { return c.info }
@@ -153,6 +193,12 @@ func (c *streamConn) readLine() ([]byte, error) {
 			}
 		}
 		if err := c.fill(); err != nil {
+			if c.interrupted(err) {
+				if long == nil && !tooLong && c.rpos == c.rend {
+					return nil, ErrReadInterrupted
+				}
+				continue // part of a message is in hand: read on
+			}
 			if errors.Is(err, io.EOF) && !tooLong {
 				if c.rbuf != nil {
 					long = append(long, (*c.rbuf)[c.rpos:c.rend]...)

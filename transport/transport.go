@@ -34,6 +34,24 @@ type Conn interface {
 	Info() Info
 }
 
+// ErrReadInterrupted is returned by ReadMessage after InterruptRead, when
+// the connection was waiting for input with nothing buffered.
+var ErrReadInterrupted = errors.New("transport: read interrupted")
+
+// ReadInterrupter is implemented by connections whose waiting reader can
+// be sent away without harm to the connection: a server uses it to move
+// the wait of a quiet connection to a goroutine with a small stack.
+type ReadInterrupter interface {
+	// InterruptRead makes a ReadMessage that is waiting for input, with
+	// nothing of a message read yet, return ErrReadInterrupted; a read
+	// with part of a message in hand goes on. The interruption applies to
+	// the current or next wait, once.
+	InterruptRead()
+	// WaitInput waits, holding no buffer, until input arrives or the
+	// connection ends (then the next read tells how).
+	WaitInput() error
+}
+
 // Listener accepts connections for a server.
 type Listener interface {
 	// Accept waits for the next connection. After Close it returns ErrClosed.

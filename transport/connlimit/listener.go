@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// DefaultKeepAlive is the TCP keep-alive of the network listeners: the
+// first probe after 30 s of silence, then one every 10 s, and the
+// connection is dropped after 3 unanswered probes (about 60 s after the
+// peer vanished).
+var DefaultKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 30 * time.Second, Interval: 10 * time.Second, Count: 3}
+
 // ListenerOptions configure Limiter.Listener.
 type ListenerOptions struct {
 	// Transport and Name label the listener in metrics and logs ("unix",

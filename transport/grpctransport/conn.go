@@ -91,7 +91,7 @@ func NewConn(s Stream, opts StreamOptions) *Conn {
 		opts.Info.Transport = "grpc"
 	}
 	c := &Conn{s: s, opts: opts, aborted: make(chan struct{})}
-	go c.watch()
+	sends.add(c)
 	return c
 }
 
@@ -107,6 +107,7 @@ func (c *Conn) TimedOut() bool { return c.timedOut.Load() }
 
 func (c *Conn) abort() {
 	c.abortOnce.Do(func() {
+		sends.remove(c)
 		close(c.aborted)
 		if c.opts.Abort != nil {
 			c.opts.Abort()
@@ -171,24 +172,81 @@ func (c *Conn) WriteMessage(ctx context.Context, msg []byte) error {
 	return fmt.Errorf("grpc: send: %w", err)
 }
 
-// watch ends the stream when a Send lasts the whole write timeout, which
-// means the peer does not read. It looks a few times per timeout, so the
-// stream ends between one and one and a quarter timeouts after the Send
-// began; a timer per message would cost more.
-func (c *Conn) watch() {
-	t := time.NewTicker(max(c.opts.WriteTimeout/4, 5*time.Millisecond))
+// sends watches the Sends of every open Conn: one goroutine for all of
+// them (none when no Conn is open), so that an idle stream costs no
+// goroutine and no timer for its write timeout.
+var sends = &sendWatcher{conns: map[*Conn]struct{}{}}
+
+// sendWatcher ends a stream whose Send lasts its whole write timeout,
+// which means the peer does not read. It looks a few times per timeout,
+// so the stream ends between one and one and a quarter timeouts after
+// the Send began; a timer per message would cost more.
+type sendWatcher struct {
+	mu      sync.Mutex
+	conns   map[*Conn]struct{}
+	period  time.Duration // how often the goroutine looks; 0 when it is not running
+	changed chan struct{} // tells the goroutine that period shrank
+}
+
+func (w *sendWatcher) add(c *Conn) {
+	p := max(c.opts.WriteTimeout/4, 5*time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.conns[c] = struct{}{}
+	switch {
+	case w.period == 0:
+		w.period = p
+		w.changed = make(chan struct{}, 1)
+		go w.run(w.changed)
+	case p < w.period:
+		w.period = p
+		select {
+		case w.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (w *sendWatcher) remove(c *Conn) {
+	w.mu.Lock()
+	delete(w.conns, c)
+	w.mu.Unlock()
+}
+
+// run looks at the Sends in progress every period until no Conn is left.
+func (w *sendWatcher) run(changed chan struct{}) {
+	w.mu.Lock()
+	t := time.NewTicker(w.period)
+	w.mu.Unlock()
 	defer t.Stop()
+	var late []*Conn
 	for {
 		select {
-		case <-c.aborted:
+		case <-changed:
+			w.mu.Lock()
+			t.Reset(w.period)
+			w.mu.Unlock()
+			continue
+		case <-t.C:
+		}
+		now := time.Now().UnixNano()
+		w.mu.Lock()
+		if len(w.conns) == 0 {
+			w.period = 0
+			w.mu.Unlock()
 			return
-		case now := <-t.C:
+		}
+		late = late[:0]
+		for c := range w.conns {
 			start := c.sendStart.Load()
-			if start != 0 && now.Sub(time.Unix(0, start)) >= c.opts.WriteTimeout {
-				c.timedOut.Store(true)
-				c.abort()
-				return
+			if start != 0 && time.Duration(now-start) >= c.opts.WriteTimeout {
+				late = append(late, c)
 			}
+		}
+		w.mu.Unlock()
+		for _, c := range late {
+			c.timedOut.Store(true)
+			c.abort()
 		}
 	}
 }

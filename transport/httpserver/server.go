@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/transport/connlimit"
 )
 
 // Defaults of ServerOptions.
@@ -24,6 +26,36 @@ const (
 	DefaultMaxConns          = 4096
 	DefaultShutdownTimeout   = 10 * time.Second
 )
+
+type overLimitKey struct{}
+
+// markOverLimit notes in a connection's context that it came past the
+// connection limit.
+func markOverLimit(ctx context.Context, c net.Conn) context.Context {
+	if connlimit.Refused(c) {
+		return context.WithValue(ctx, overLimitKey{}, connlimit.Max(c))
+	}
+	return ctx
+}
+
+// refuseOverLimit answers every request on a connection past the limit
+// with 503, Retry-After and a JSON body naming the limit, and closes the
+// connection; other requests go to h.
+func refuseOverLimit(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		max, over := r.Context().Value(overLimitKey{}).(int)
+		if !over {
+			h.ServeHTTP(w, r)
+			return
+		}
+		hd := w.Header()
+		hd.Set("Connection", "close")
+		hd.Set("Retry-After", "5")
+		hd.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, `{"error":"connection_limit","message":"`+connlimit.Message(max)+`","max_connections":`+strconv.Itoa(max)+"}\n")
+	})
+}
 
 // ServerOptions configure a Server. Zero fields take the defaults above.
 type ServerOptions struct {
@@ -40,9 +72,18 @@ type ServerOptions struct {
 	IdleTimeout time.Duration
 	// MaxHeaderBytes bounds the request headers.
 	MaxHeaderBytes int
-	// MaxConns bounds the connections open at once; more wait in the
-	// listen backlog.
+	// MaxConns bounds the connections open at once when no Limiter is
+	// given; a connection past it is answered 503 with Retry-After.
 	MaxConns int
+	// Limiter, when set, counts the connections instead, with a limit
+	// shared with the harness's other listeners.
+	Limiter *connlimit.Limiter
+	// Name labels the listener in metrics and logs (the listen address).
+	Name string
+	// KeepAlive is the TCP keep-alive of accepted connections: an agent
+	// whose machine vanished is noticed after Idle + Interval*Count
+	// (connlimit.DefaultKeepAlive when nil).
+	KeepAlive *net.KeepAliveConfig
 	// ShutdownTimeout is how long Serve waits for requests in flight when
 	// its context ends before it closes their connections.
 	ShutdownTimeout time.Duration
@@ -83,8 +124,16 @@ func NewServer(h http.Handler, o ServerOptions) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if o.Limiter == nil {
+		o.Limiter, _ = connlimit.New(o.MaxConns, connlimit.Options{Logger: o.Logger})
+	}
+	if o.KeepAlive == nil {
+		ka := connlimit.DefaultKeepAlive
+		o.KeepAlive = &ka
+	}
 	hs := &http.Server{
-		Handler:           h,
+		Handler:           refuseOverLimit(h),
+		ConnContext:       markOverLimit,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		ReadTimeout:       o.ReadTimeout,
 		WriteTimeout:      o.WriteTimeout,
@@ -101,7 +150,11 @@ func NewServer(h http.Handler, o ServerOptions) *Server {
 // what is left. It serves TLS when the options hold a TLS config. It
 // returns nil after a shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	l = newLimitListener(l, s.opts.MaxConns)
+	name := s.opts.Name
+	if name == "" {
+		name = l.Addr().String()
+	}
+	l = s.opts.Limiter.Listener(l, connlimit.ListenerOptions{Transport: "http", Name: name, KeepAlive: s.opts.KeepAlive})
 	errc := make(chan error, 1)
 	go func() {
 		if s.HTTP.TLSConfig != nil {

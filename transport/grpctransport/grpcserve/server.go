@@ -9,13 +9,18 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
 
 	"github.com/ahp-go/ahp/auth"
 	"github.com/ahp-go/ahp/server"
+	"github.com/ahp-go/ahp/transport"
+	"github.com/ahp-go/ahp/transport/connlimit"
 	"github.com/ahp-go/ahp/transport/grpctransport"
 	ahpv1 "github.com/ahp-go/ahp/transport/grpctransport/proto/ahp/v1"
 )
@@ -48,6 +53,12 @@ type ServerOptions struct {
 	ShutdownTimeout time.Duration
 	// GRPCOptions are appended to the server options this package sets.
 	GRPCOptions []grpc.ServerOption
+	// Limiter, when set, counts the connections against a limit shared
+	// with the harness's other listeners: calls on a connection past it
+	// fail with RESOURCE_EXHAUSTED and the connection is closed soon after.
+	Limiter *connlimit.Limiter
+	// Name labels the listener in metrics and logs (the listen address).
+	Name string
 }
 
 // Server is a grpc.Server holding the Harness service and the standard
@@ -60,6 +71,8 @@ type Server struct {
 	Service *Service
 	Health  *health.Server
 	timeout time.Duration
+	lim     *connlimit.Limiter
+	name    string
 }
 
 // NewServer returns a Server for srv.
@@ -85,6 +98,21 @@ func NewServer(srv *server.Server, o ServerOptions) (*Server, error) {
 		grpc.InitialConnWindowSize(grpctransport.WindowSize),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		// Connections read through a pooled buffer (see quietListener), so
+		// gRPC needs none of its own for the life of each connection.
+		grpc.ReadBufferSize(0),
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := refusal(ctx, o.Limiter); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if err := refusal(ss.Context(), o.Limiter); err != nil {
+				return err
+			}
+			return h(srv, ss)
+		}),
 	}
 	if o.TLS != nil {
 		opts = append(opts, grpc.Creds(&countingCreds{TransportCredentials: credentials.NewTLS(o.TLS), guard: svc.guard}))
@@ -95,14 +123,48 @@ func NewServer(srv *server.Server, o ServerOptions) (*Server, error) {
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(gs, hs)
-	return &Server{GRPC: gs, Service: svc, Health: hs, timeout: o.ShutdownTimeout}, nil
+	return &Server{GRPC: gs, Service: svc, Health: hs, timeout: o.ShutdownTimeout, lim: o.Limiter, name: o.Name}, nil
 }
+
+// refusal returns RESOURCE_EXHAUSTED for a call on a connection that came
+// past the connection limit.
+func refusal(ctx context.Context, lim *connlimit.Limiter) error {
+	p, ok := peer.FromContext(ctx)
+	if !ok || !lim.RefusedAddr(p.LocalAddr, p.Addr) {
+		return nil
+	}
+	return status.Error(codes.ResourceExhausted, "ahp: "+connlimit.Message(lim.Max()))
+}
+
+// quietListener hands gRPC connections that read through a pooled
+// buffer, given back while the connection is quiet.
+type quietListener struct{ net.Listener }
+
+func (l quietListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &quietConn{Conn: c, rd: transport.NewQuietReader(c)}, nil
+}
+
+type quietConn struct {
+	net.Conn
+	rd *transport.QuietReader
+}
+
+func (c *quietConn) Read(p []byte) (int, error) { return c.rd.Read(p) }
 
 // Serve accepts connections on l until ctx ends, then shuts down: health
 // turns NOT_SERVING, open streams end with status Unavailable, calls in
 // flight get up to ShutdownTimeout to finish. It returns nil after a
 // shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	name := s.name
+	if name == "" {
+		name = l.Addr().String()
+	}
+	l = quietListener{s.lim.Listener(l, connlimit.ListenerOptions{Transport: "grpc", Name: name, KeepAlive: &connlimit.DefaultKeepAlive})}
 	errc := make(chan error, 1)
 	go func() { errc <- s.GRPC.Serve(l) }()
 	select {
