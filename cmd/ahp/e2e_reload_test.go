@@ -26,7 +26,8 @@ const reloadPolicyB = `rules:
 `
 
 // SIGHUP reloads the policy; a bad policy is refused and the old one keeps
-// running.
+// running. (Reload itself and policy.watch are tested in process, in
+// service; this test is for the signal.)
 func TestSIGHUPReload(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
@@ -80,37 +81,5 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met in time")
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// With policy.watch, a changed policy file is reloaded without a signal.
-func TestPolicyFileWatchReload(t *testing.T) {
-	bin := e2eBinary(t)
-	dir := t.TempDir()
-	pol := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(pol, []byte(reloadPolicyA), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "ahp.yaml")
-	if err := os.WriteFile(cfg, []byte("policy:\n  files: ["+pol+"]\n  watch: true\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv, sock, stderr := startServe(t, bin, dir, "--config", cfg)
-	defer func() {
-		_ = srv.Process.Signal(os.Interrupt)
-		_ = srv.Wait()
-	}()
-	send := func(cmd string) (string, int) {
-		return runSendCmd(t, bin, "--connect", "unix:"+sock, "pre_action", `{"tool_name":"bash","arguments":{"command":"`+cmd+`"}}`)
-	}
-	if out, code := send("curl example.com"); code != 2 {
-		t.Fatalf("policy A not applied: %d %s", code, out)
-	}
-	if err := os.WriteFile(pol, []byte(reloadPolicyB+"\n# changed\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "policy reloaded") })
-	if out, code := send("wget example.com"); code != 2 || !strings.Contains(out, "no-wget") {
-		t.Fatalf("changed file not reloaded: %d %s", code, out)
 	}
 }

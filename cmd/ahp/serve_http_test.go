@@ -175,37 +175,6 @@ func TestSendServeHTTP(t *testing.T) {
 	}
 }
 
-func TestServeHTTPAuthRule(t *testing.T) {
-	bin := e2eBinary(t)
-	// Loopback without credentials: open, with a warning.
-	addr, logs := startServeNet(t, bin, []string{"AHP_CREDENTIALS="}, "--listen", "http://127.0.0.1:0")
-	if _, errOut, code := sendNet(t, bin, nil, "--connect", addr, "pre_action", lsCmd); code != 0 {
-		t.Fatalf("loopback without credentials: exit %d, %s", code, errOut)
-	}
-	if !strings.Contains(logs(), "without authentication") {
-		t.Errorf("no warning about the open loopback listener:\n%s", logs())
-	}
-	// Any other address without credentials refuses to start.
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "serve", "--admin", "off", "--data-dir", filepath.Join(dir, "data"), "--listen", "http://0.0.0.0:0")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AHP_CREDENTIALS=")
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() { out, err = cmd.CombinedOutput(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatal("serve on 0.0.0.0 without credentials started")
-	}
-	if err == nil || !strings.Contains(string(out), "--credentials") {
-		t.Fatalf("serve on 0.0.0.0 without credentials: %v\n%s", err, out)
-	}
-}
-
 func TestSendServeHTTPSMutualTLS(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
