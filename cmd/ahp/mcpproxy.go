@@ -145,14 +145,10 @@ func serveMCPProxyHTTP(ctx context.Context, cmd *cobra.Command, o *mcpProxyOptio
 	h := &mcpproxy.HTTPHandler{Upstream: upstream, Options: opts, Context: ctx}
 	mux := http.NewServeMux()
 	mux.Handle("/", requireKey(o.apiKey, h))
-	l, err := net.Listen("tcp", u.Host)
+	err = mcpproxy.ListenAndServe(ctx, u.Host, mux, func(a net.Addr) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ahp: MCP proxy listening on http://%s\n", a)
+	})
 	if err != nil {
-		return exitWith(exitFail, err.Error())
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); _ = srv.Close() }()
-	fmt.Fprintf(cmd.ErrOrStderr(), "ahp: MCP proxy listening on http://%s\n", l.Addr())
-	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return exitWith(exitFail, err.Error())
 	}
 	return nil
