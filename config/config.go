@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -53,6 +54,28 @@ type Config struct {
 	// Redaction adds field paths and detectors to the built-in secret
 	// detectors whose findings are never stored (docs/security.md).
 	Redaction redact.Rules `yaml:"redaction" json:"redaction"`
+	// Telemetry configures OpenTelemetry export of decisions and metrics
+	// over OTLP (docs/telemetry.md).
+	Telemetry TelemetryConfig `yaml:"telemetry" json:"telemetry"`
+}
+
+// TelemetryConfig configures OTLP export. Empty values fall back to the
+// standard OTEL_EXPORTER_OTLP_* environment variables; export is also on
+// when one of them names an endpoint, and off with OTEL_SDK_DISABLED=true.
+type TelemetryConfig struct {
+	// Enabled exports every decision as a span and the metrics over OTLP.
+	Enabled bool `yaml:"enabled" json:"enabled"`
+	// Endpoint is the collector's base URL (http://host:4318 for HTTP,
+	// http://host:4317 for gRPC; https:// for TLS).
+	Endpoint string `yaml:"endpoint" json:"endpoint,omitempty"`
+	// Protocol is http/protobuf or grpc.
+	Protocol string `yaml:"protocol" json:"protocol,omitempty"`
+	// Traces and Metrics switch each signal.
+	Traces  bool `yaml:"traces" json:"traces"`
+	Metrics bool `yaml:"metrics" json:"metrics"`
+	// MetricsInterval is the period of metric exports (0: 60s, or
+	// OTEL_METRIC_EXPORT_INTERVAL).
+	MetricsInterval Duration `yaml:"metrics_interval" json:"metrics_interval"`
 }
 
 // LogConfig configures logging.
@@ -208,6 +231,7 @@ func Default() Config {
 		Memory:    MemoryConfig{MaxResults: 20, Capture: true, Retention: Duration(30 * 24 * time.Hour)},
 		Idle:      IdleConfig{DeferWhilePending: true},
 		Redaction: redact.Rules{Fields: []string{}, Patterns: []redact.Pattern{}},
+		Telemetry: TelemetryConfig{Traces: true, Metrics: true},
 	}
 }
 
@@ -326,6 +350,19 @@ func (c *Config) Validate() error {
 		if f.Confidence < 0 || f.Confidence > 1 {
 			bad("context.facts[%d].confidence: %v is not between 0 and 1", i, f.Confidence)
 		}
+	}
+	switch c.Telemetry.Protocol {
+	case "", "http/protobuf", "grpc":
+	default:
+		bad("telemetry.protocol: %q is not one of http/protobuf, grpc", c.Telemetry.Protocol)
+	}
+	if e := c.Telemetry.Endpoint; e != "" {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("telemetry.endpoint: %q is not an http:// or https:// URL with a host", e)
+		}
+	}
+	if c.Telemetry.MetricsInterval < 0 {
+		bad("telemetry.metrics_interval: must not be negative")
 	}
 	if err := c.Redaction.Validate(); err != nil {
 		errs = append(errs, err)
