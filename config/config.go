@@ -23,6 +23,11 @@ import (
 type Config struct {
 	// DataDir holds the SQLite store and the generated admin token.
 	DataDir string `yaml:"data_dir" json:"data_dir"`
+	// Store selects the store: "" or "sqlite" for SQLite in DataDir (the
+	// default), or a postgres:// URL for PostgreSQL, which several
+	// replicas share (docs/deployment.md). Keep the password out of the
+	// URL: PGPASSWORD or ~/.pgpass supply it.
+	Store string `yaml:"store" json:"store,omitempty"`
 	// Listen lists the addresses to serve agents on (stdio, unix:PATH,
 	// http://HOST:PORT, https://, grpc://).
 	Listen []string `yaml:"listen" json:"listen"`
@@ -277,6 +282,9 @@ func cleanYAMLError(err error) error {
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Store != "" && c.Store != "sqlite" && !strings.HasPrefix(c.Store, "postgres://") && !strings.HasPrefix(c.Store, "postgresql://") {
+		bad("store: want sqlite or a postgres:// URL")
+	}
 	if c.DataDir == "" {
 		bad("data_dir: must not be empty")
 	}

@@ -182,6 +182,13 @@ func (h *Harness) Decide(ctx context.Context, id string, approve bool, p *transp
 	role := RoleApprover
 	if w != nil && w.approverRole != "" {
 		role = w.approverRole
+	} else if w == nil && h.Replicated() {
+		// Raised through another replica: the rule names the role.
+		if cur, err := h.opts.Store.Approvals().Get(ctx, id); err == nil {
+			if r := h.ruleApproverRole(cur.RuleID); r != "" {
+				role = r
+			}
+		}
 	}
 	if p == nil || !p.Has(role) {
 		return store.Approval{}, fmt.Errorf("%w (role %s required)", ErrNotApprover, role)

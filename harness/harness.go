@@ -159,7 +159,12 @@ func New(opts Options) (*Harness, error) {
 // are marked expired, because the requests that waited for them are gone
 // (their records stay for audit).
 func (h *Harness) Start(ctx context.Context) error {
-	expired, err := h.opts.Store.Approvals().ExpirePending(ctx, h.now(), "harness restarted: the waiting request is gone, fallback applied")
+	before, why := h.now(), "harness restarted: the waiting request is gone, fallback applied"
+	if h.Replicated() {
+		// Other replicas may have agents waiting on younger approvals.
+		before, why = before.Add(-staleApprovalAge), "pending for over "+staleApprovalAge.String()+" on a shared store: the waiting request is gone, fallback applied"
+	}
+	expired, err := h.opts.Store.Approvals().ExpirePending(ctx, before, why)
 	if err != nil {
 		return fmt.Errorf("harness: expire pending approvals: %w", err)
 	}
@@ -186,6 +191,12 @@ func principalID(p transport.Info) string {
 func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol.Decision, error) {
 	start := h.now()
 	peer := peerOf(ctx)
+	// With replicas, the session's counters are read and updated under
+	// its lock, so that requests spread over replicas count as one.
+	lease, err := h.leaseSession(ctx, ev.SessionID)
+	if err != nil {
+		return h.failClosedShared(ctx, ev, peer, start, err), nil
+	}
 	res := h.genericResult(ev, peer, false)
 	// Decided: from here on only the redacted event is kept.
 	sv := h.seal(ev, res.PayloadSecrets)
@@ -193,9 +204,17 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	d := res.Decision
 	var approvalErr string
 	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
+		lease.release() // a human may take minutes: the session is not held meanwhile
 		d, approvalErr = h.awaitApproval(ctx, se, peer, &res)
+		if lease, err = h.leaseSession(ctx, ev.SessionID); err != nil {
+			lease = nil
+			d, approvalErr = protocol.Block("harness could not update the session's shared counters; failing closed"), "session state: "+err.Error()
+		}
 	}
 	h.sessions.Observe(ev, d.Kind)
+	if err := lease.save(ctx); err != nil {
+		d, approvalErr = protocol.Block("harness could not update the session's shared counters; failing closed"), "session state: "+err.Error()
+	}
 	errText := approvalErr
 	if res.Err != nil {
 		errText = res.Err.Error()
@@ -303,7 +322,15 @@ func decisionTag(d json.RawMessage) string {
 // HandleNotification records a fire-and-forget event and updates the
 // session counters.
 func (h *Harness) HandleNotification(ctx context.Context, ev *protocol.Event) {
-	h.sessions.Observe(ev, "")
+	if lease, err := h.leaseSession(ctx, ev.SessionID); err != nil {
+		h.log.Warn("shared session counters not updated by a notification", "event_type", string(ev.EventType), "error", err)
+		h.sessions.Observe(ev, "")
+	} else {
+		h.sessions.Observe(ev, "")
+		if err := lease.save(ctx); err != nil {
+			h.log.Warn("shared session counters not saved", "event_type", string(ev.EventType), "error", err)
+		}
+	}
 	if h.opts.Supervisor != nil {
 		h.opts.Supervisor.Observe(ev)
 	}

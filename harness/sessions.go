@@ -46,6 +46,13 @@ func (s *Sessions) State(id string) policy.SessionState {
 	return policy.SessionState{}
 }
 
+// Set replaces a session's counters (with those read from a shared store).
+func (s *Sessions) Set(id string, st policy.SessionState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.get(id).state = st
+}
+
 // get returns the entry of a session, creating it; s.mu must be held.
 func (s *Sessions) get(id string) *sessionEntry {
 	if e, ok := s.m[id]; ok {

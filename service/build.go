@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,7 +19,6 @@ import (
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/runs"
-	"github.com/ahp-go/ahp/store/sqlite"
 )
 
 // DBFile is the SQLite file inside the data directory.
@@ -61,7 +59,7 @@ func (s *Service) build() error {
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	if s.db, err = sqlite.Open(ctx, filepath.Join(c.DataDir, DBFile), sqlite.Options{Logger: log, Registerer: reg, MaxBatch: s.opts.AuditMaxBatch}); err != nil {
+	if s.db, err = s.openStore(ctx, reg); err != nil {
 		return err
 	}
 	met, err := harness.NewMetrics(reg)
@@ -152,6 +150,7 @@ func (s *Service) buildAdmin() error {
 		next = st
 	}
 	a := admin.TokenAuthenticator(tok, next)
+	s.adminMux.HandleFunc("GET /v1/status", s.serveStatus)
 	oh := observe.NewHandler(s.hub, observe.HandlerOptions{Auth: a})
 	for _, p := range oh.Routes() {
 		s.adminMux.Handle(p, oh)

@@ -47,6 +47,7 @@ func (s *Service) Run(ctx context.Context) error {
 	stopAdmin = stop
 	bg.Go(func() { s.watchPolicyFiles(ctx) })
 	bg.Go(func() { s.retain(ctx) })
+	bg.Go(func() { s.replicate(ctx) })
 
 	errc := make(chan error, len(s.serves))
 	var wg sync.WaitGroup

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -16,7 +18,6 @@ import (
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
-	"github.com/ahp-go/ahp/store/sqlite"
 )
 
 // ErrClosed is returned by Run after Close.
@@ -36,7 +37,7 @@ type Service struct {
 	h       *harness.Harness      // nil with Options.ProtocolOnly
 	engine  *policy.Engine        // nil with Options.ProtocolOnly
 	shadow  *harness.ShadowPolicy // nil without a shadow policy
-	db      *sqlite.DB            // nil with Options.ProtocolOnly
+	db      store.Store           // nil with Options.ProtocolOnly
 	reg     *prometheus.Registry  // nil with Options.ProtocolOnly
 	hub     *observe.Hub          // nil with Options.ProtocolOnly
 	obs     *fanout
@@ -44,6 +45,10 @@ type Service struct {
 	serves  []listener
 
 	adminMux *http.ServeMux
+
+	replicaID  string                 // this process in a shared store's replica registry
+	started    time.Time              // when New was called
+	adminBound atomic.Pointer[string] // the admin API's bound address
 
 	reloadMu sync.Mutex
 
@@ -64,7 +69,8 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, opts: opts, log: opts.logger(), obs: &fanout{}, adminMux: http.NewServeMux()}
+	s := &Service{cfg: cfg, opts: opts, log: opts.logger(), obs: &fanout{}, adminMux: http.NewServeMux(),
+		replicaID: newReplicaID(), started: time.Now()}
 	s.obs.add(opts.Observers...)
 	if err := s.build(); err != nil {
 		s.closeStore()

@@ -21,6 +21,7 @@ type serveOptions struct {
 	configFile      string
 	printConfig     bool
 	dataDir         string
+	store           string
 	admin           string
 	policies        []string
 	descriptor      string
@@ -66,6 +67,7 @@ func (o *serveOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.configFile, "config", os.Getenv("AHP_CONFIG"), "configuration file (YAML; or $AHP_CONFIG)")
 	f.BoolVar(&o.printConfig, "print-config", false, "print the effective configuration as YAML and exit")
 	f.StringVar(&o.dataDir, "data-dir", "", "directory of the audit store and admin token (default ./ahp-data)")
+	f.StringVar(&o.store, "store", "", "store: sqlite (default, in --data-dir) or postgres://USER@HOST:PORT/DB shared by replicas")
 	f.StringVar(&o.admin, "admin", "", "admin API address, e.g. http://127.0.0.1:7700 (\"off\" disables it)")
 	f.StringArrayVar(&o.policies, "policy", nil, "policy file to load after the built-in packs, repeatable")
 	f.StringVar(&o.descriptor, "descriptor", "", "Agent Harness Descriptor to enforce: agents may only use the tools and handoffs it declares")
@@ -115,6 +117,9 @@ func (o *serveOptions) effectiveConfig(f *pflag.FlagSet) (config.Config, error) 
 		if c, err = config.Load(o.configFile); err != nil {
 			return c, err
 		}
+	}
+	if o.store != "" {
+		c.Store = o.store
 	}
 	if o.dataDir != "" {
 		c.DataDir = o.dataDir
