@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/telemetry"
 )
 
 // ErrClosed is returned by Run after Close.
@@ -41,6 +42,7 @@ type Service struct {
 	reg     *prometheus.Registry  // nil with Options.ProtocolOnly
 	hub     *observe.Hub          // nil with Options.ProtocolOnly
 	obs     *fanout
+	tel     *telemetry.Exporter // nil unless OTLP export is on
 	net     *netAuth
 	serves  []listener
 
@@ -73,6 +75,10 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 		replicaID: newReplicaID(), started: time.Now()}
 	s.obs.add(opts.Observers...)
 	if err := s.build(); err != nil {
+		s.closeStore()
+		return nil, err
+	}
+	if err := s.startTelemetry(); err != nil {
 		s.closeStore()
 		return nil, err
 	}
@@ -191,6 +197,7 @@ func (s *Service) Close() error {
 }
 
 func (s *Service) closeStore() error {
+	s.stopTelemetry() // decisions have ended: flush their spans first
 	if s.db == nil {
 		return nil
 	}
