@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -21,6 +22,10 @@ type quietWatcher struct {
 	mu      sync.Mutex
 	conns   map[*connServer]uint64 // the wait each was in at the last look
 	running bool
+
+	// Used by the goroutine that runs only.
+	moved    int       // readers moved since memory was last given back
+	returned time.Time // when it was
 }
 
 func (q *quietWatcher) add(cs *connServer) {
@@ -73,5 +78,20 @@ func (q *quietWatcher) run() {
 		for _, cs := range quiet {
 			cs.ri.InterruptRead()
 		}
+		q.moved += len(quiet)
+		if q.moved >= returnAfterMoves && time.Since(q.returned) >= returnEvery {
+			// A wave of connections went quiet: the stacks their readers
+			// grew are free now, but an idle process collects no garbage
+			// and keeps freed memory for a while. Give it back now.
+			q.moved, q.returned = 0, time.Now()
+			debug.FreeOSMemory()
+		}
 	}
 }
+
+// After returnAfterMoves readers were moved, the memory they freed is
+// given back to the system, at most once every returnEvery.
+const (
+	returnAfterMoves = 1024
+	returnEvery      = time.Minute
+)

@@ -144,6 +144,14 @@ func (s *Server) ServeConn(ctx context.Context, c transport.Conn) error {
 	return <-done
 }
 
+// Start serves c like ServeConn but returns at once: ended is called,
+// once, when the connection has ended and is closed, with what ServeConn
+// would return. No goroutine waits for the connection meanwhile, so an
+// idle connection costs only the one that waits for its input.
+func (s *Server) Start(ctx context.Context, c transport.Conn, ended func(error)) {
+	s.startConn(ctx, c, ended)
+}
+
 // startConn starts serving c and returns; ended is called once the
 // connection has ended and is closed, with what ServeConn returns.
 func (s *Server) startConn(ctx context.Context, c transport.Conn, ended func(error)) {

@@ -1,13 +1,18 @@
 package transport
 
-import "io"
+import (
+	"io"
+	"sync"
+)
 
 // QuietReader reads from r through a buffer from the pool (see
 // BufferSize) that it gives back whenever everything read has been
 // handed out: an idle connection read through it holds no buffer. On a
-// socket it also waits for input without one. It is for one reader at a
-// time, as bufio.Reader is.
+// socket it also waits for input without one. It is safe for concurrent
+// use (a WebSocket's close handshake may read while its reader waits):
+// readers take turns.
 type QuietReader struct {
+	mu   sync.Mutex
 	src  io.Reader
 	raw  *rawReader
 	buf  *[]byte
@@ -27,6 +32,8 @@ func (q *QuietReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.pos == q.end {
 		if q.werr != nil {
 			return 0, q.werr
@@ -63,8 +70,24 @@ func (q *QuietReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Wait returns once input is buffered or the socket has some, or the
+// socket has ended or failed (the next Read tells), holding no buffer
+// meanwhile. On readers that are not sockets it returns at once.
+func (q *QuietReader) Wait() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.pos < q.end || q.raw == nil {
+		return nil
+	}
+	return q.raw.wait()
+}
+
 // Buffered returns how many bytes are read but not yet handed out.
-func (q *QuietReader) Buffered() int { return q.end - q.pos }
+func (q *QuietReader) Buffered() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.end - q.pos
+}
 
 func (q *QuietReader) release() {
 	if q.buf != nil {

@@ -71,6 +71,7 @@ func (h *hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if br.Buffered() == 0 {
 		br = bufio.NewReaderSize(h.batch, smallBuffer)
 	}
+	h.batch.br = br
 	return h.batch, bufio.NewReadWriter(br, bufio.NewWriterSize(h.batch, smallBuffer)), nil
 }
 

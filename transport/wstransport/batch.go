@@ -1,7 +1,10 @@
 package wstransport
 
 import (
+	"bufio"
+	"errors"
 	"net"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -36,6 +39,66 @@ type batchConn struct {
 	closing  bool      // Close was called: flush, then stop
 	flushing bool      // a flusher goroutine is running
 	once     sync.Once
+
+	// Waiting for input before coder/websocket reads (see preWait).
+	br      *bufio.Reader // coder/websocket's reader over this connection
+	imu     sync.Mutex
+	inWait  bool // the reader is in preWait
+	stopped bool // InterruptRead set the read deadline
+	leaving bool // closeWaits was called
+}
+
+// past is the read deadline that interrupts a wait.
+var past = time.Unix(1, 0)
+
+// preWait waits for input before a message is read, so that the wait
+// can be interrupted (InterruptRead) without harm: coder/websocket treats
+// any read error as fatal, so the reader must not be interrupted inside
+// it. It returns transport.ErrReadInterrupted when interrupted.
+func (b *batchConn) preWait() error {
+	if b.br == nil {
+		return nil // not made by Accept: coder's reader is unknown
+	}
+	b.imu.Lock()
+	// Under imu, which closeWaits takes before coder's close handshake
+	// reads from br.
+	if b.leaving || b.br.Buffered() > 0 || b.rd.Buffered() > 0 {
+		b.imu.Unlock()
+		return nil // let coder find the input, or that the connection closes
+	}
+	b.inWait = true
+	b.imu.Unlock()
+	err := b.rd.Wait()
+	b.imu.Lock()
+	b.inWait = false
+	interrupted := b.stopped
+	if interrupted {
+		b.stopped = false
+		_ = b.Conn.SetReadDeadline(time.Time{})
+	}
+	b.imu.Unlock()
+	if interrupted && errors.Is(err, os.ErrDeadlineExceeded) {
+		return transport.ErrReadInterrupted
+	}
+	return nil
+}
+
+// closeWaits keeps readers from looking at coder's reader from now on:
+// the connection is closing and coder reads its close handshake.
+func (b *batchConn) closeWaits() {
+	b.imu.Lock()
+	b.leaving = true
+	b.imu.Unlock()
+}
+
+// interrupt makes a reader waiting in preWait return.
+func (b *batchConn) interrupt() {
+	b.imu.Lock()
+	if b.inWait && !b.stopped {
+		b.stopped = true
+		_ = b.Conn.SetReadDeadline(past)
+	}
+	b.imu.Unlock()
 }
 
 func newBatchConn(c net.Conn, timeout time.Duration) *batchConn {

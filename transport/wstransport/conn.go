@@ -127,6 +127,11 @@ func (c *Conn) ReadMessage(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if c.batch != nil {
+		if err := c.batch.preWait(); err != nil {
+			return nil, err
+		}
+	}
 	_, r, err := c.ws.Reader(context.Background())
 	if err != nil {
 		return nil, c.readErr(err)
@@ -159,6 +164,24 @@ func (c *Conn) ReadMessage(ctx context.Context) ([]byte, error) {
 
 // maxKeptReadBuffer bounds the read buffer a Conn keeps between messages.
 const maxKeptReadBuffer = 64 << 10
+
+// InterruptRead implements transport.ReadInterrupter on connections made
+// by Accept: a reader waiting for the next message returns
+// transport.ErrReadInterrupted.
+func (c *Conn) InterruptRead() {
+	if c.batch != nil {
+		c.batch.interrupt()
+	}
+}
+
+// WaitInput implements transport.ReadInterrupter: it waits, holding no
+// buffer, until the next message starts to arrive.
+func (c *Conn) WaitInput() error {
+	if c.batch == nil || c.batch.br == nil || c.batch.br.Buffered() > 0 {
+		return nil
+	}
+	return c.batch.rd.Wait()
+}
 
 // readErr maps a read error to the transport's errors.
 func (c *Conn) readErr(err error) error {
@@ -232,6 +255,9 @@ func (c *Conn) Close() error {
 func (c *Conn) CloseWith(code websocket.StatusCode, reason string) error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
+		if c.batch != nil {
+			c.batch.closeWaits()
+		}
 		c.pmu.Lock()
 		c.stopped = true
 		if c.pingT != nil {

@@ -138,12 +138,14 @@ func (s *Service) Stream(stream ahpv1.Harness_StreamServer) error {
 	stopLife := context.AfterFunc(s.life, cancel)
 	done := make(chan error, 1)
 	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer stopLife()
-		defer cancel()
-		done <- s.srv.ServeConn(sctx, c)
-	}()
+	// Served without a goroutine of its own waiting for it (server.Start):
+	// this handler's goroutine waits instead.
+	s.srv.Start(sctx, c, func(err error) {
+		stopLife()
+		cancel()
+		done <- err
+		s.wg.Done()
+	})
 	select {
 	case err := <-done:
 		return s.ended(info, c, err)

@@ -156,10 +156,12 @@ func (h *Handler) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("websocket upgrade failed", "remote", r.RemoteAddr, "error", err)
 		return // Accept has written the HTTP error
 	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	// The connection is served without this goroutine, which net/http
+	// grew while reading the request: it returns, and an idle agent costs
+	// only the goroutine waiting for its input. The context keeps the
+	// request's values but not its end, which comes when this returns.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(h.life, cancel)
-	defer stop()
 	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	h.mu.Lock()
 	h.conns[c] = entry{hs: hs, cancel: cancel}
@@ -169,22 +171,31 @@ func (h *Handler) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 		hs.RegisterOnShutdown(func() { h.closeFrom(hs) })
 	}
 	h.mu.Unlock()
-	defer h.end(c)
 
-	h.log.Debug("websocket connected", "remote", r.RemoteAddr, "principal", p.ID)
-	err = h.srv.ServeConn(ctx, c)
+	remote, id := r.RemoteAddr, p.ID
+	h.log.Debug("websocket connected", "remote", remote, "principal", id)
+	h.srv.Start(ctx, c, func(err error) {
+		stop()
+		cancel()
+		h.ended(c, remote, id, err)
+		h.end(c)
+	})
+}
+
+// ended logs how a connection ended.
+func (h *Handler) ended(c *wstransport.Conn, remote, id string, err error) {
 	switch {
 	case c.TimedOut():
-		h.log.Info("websocket dropped: peer missed a pong or did not read in time", "remote", r.RemoteAddr, "principal", p.ID)
+		h.log.Info("websocket dropped: peer missed a pong or did not read in time", "remote", remote, "principal", id)
 	case err != nil:
 		var tl *transport.TooLargeError
 		if errors.As(err, &tl) {
-			h.log.Warn("websocket closed: frame over the size limit", "remote", r.RemoteAddr, "principal", p.ID, "limit", tl.Limit)
+			h.log.Warn("websocket closed: frame over the size limit", "remote", remote, "principal", id, "limit", tl.Limit)
 		} else {
-			h.log.Debug("websocket ended", "remote", r.RemoteAddr, "principal", p.ID, "error", err)
+			h.log.Debug("websocket ended", "remote", remote, "principal", id, "error", err)
 		}
 	default:
-		h.log.Debug("websocket closed", "remote", r.RemoteAddr, "principal", p.ID)
+		h.log.Debug("websocket closed", "remote", remote, "principal", id)
 	}
 }
 
