@@ -212,7 +212,7 @@ func TestConcurrentMigrations(t *testing.T) {
 	close(errs)
 	close(dbs)
 	for db := range dbs {
-		defer db.Close()
+		t.Cleanup(func() { _ = db.Close() })
 	}
 	for err := range errs {
 		t.Errorf("concurrent Open: %v", err)
