@@ -104,7 +104,7 @@ func newSession(conn transport.Conn, timeout time.Duration) *session {
 
 func (s *session) close() {
 	_ = s.conn.Close()
-	for range s.in { //nolint:revive // drain until the reader stops
+	for range s.in { // drain until the reader stops
 	}
 }
 
