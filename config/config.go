@@ -97,6 +97,10 @@ type HarnessConfig struct {
 	MaxDepth        uint32 `yaml:"max_depth" json:"max_depth"`
 	MaxMessageBytes int    `yaml:"max_message_bytes" json:"max_message_bytes"`
 	MaxInFlight     int    `yaml:"max_in_flight" json:"max_in_flight"`
+	// MaxConnections bounds the agent connections open at once, across
+	// every listener; past it agents are refused (docs/transports.md).
+	// 0 derives it from the process's open-file limit.
+	MaxConnections int `yaml:"max_connections" json:"max_connections"`
 }
 
 // AuthConfig configures credentials and TLS.
@@ -306,6 +310,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Harness.MaxInFlight < 1 || c.Harness.MaxInFlight > 65536 {
 		bad("harness.max_in_flight: %d is not between 1 and 65536", c.Harness.MaxInFlight)
+	}
+	if c.Harness.MaxConnections < 0 || c.Harness.MaxConnections > 10_000_000 {
+		bad("harness.max_connections: %d is not between 0 (derived from the file limit) and 10000000", c.Harness.MaxConnections)
 	}
 	if c.Harness.TimeoutMs == 0 {
 		bad("harness.timeout_ms: must be positive")

@@ -84,7 +84,7 @@ func (s *Service) serveUnix(ctx context.Context, target string, ready func(strin
 	if mode&^0o660 != 0 {
 		return fmt.Errorf("--socket-mode %#o: want 0600 or 0660 (octal)", mode)
 	}
-	l, err := transport.ListenUnix(target, s.cfg.Harness.MaxMessageBytes)
+	l, err := transport.ListenUnixLimited(target, s.cfg.Harness.MaxMessageBytes, s.lim)
 	if err != nil {
 		return err
 	}

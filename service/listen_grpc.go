@@ -51,7 +51,9 @@ func (s *Service) serveGRPC(ctx context.Context, scheme, target string, ready fu
 			Logger:          s.log,
 			AuthMetrics:     metrics,
 		},
-		TLS: tlsCfg,
+		TLS:     tlsCfg,
+		Limiter: s.lim,
+		Name:    scheme + "://" + u.Host,
 	})
 	if err != nil {
 		return err

@@ -78,6 +78,8 @@ func (s *Service) serveHTTP(ctx context.Context, scheme, target string, ready fu
 		ReadTimeout:  s.opts.HTTPReadTimeout,
 		Logger:       s.log,
 		Guard:        h.Guard(),
+		Limiter:      s.lim,
+		Name:         scheme + "://" + u.Host,
 	})
 	addr := scheme + "://" + l.Addr().String() + path
 	ready(addr, fmt.Sprintf("ahp: harness listening on %s\nahp: try: ahp send --connect %s pre_action '{\"tool_name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}'", addr, addr))

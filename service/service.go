@@ -19,6 +19,7 @@ import (
 	"github.com/ahp-go/ahp/server"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/telemetry"
+	"github.com/ahp-go/ahp/transport/connlimit"
 )
 
 // ErrClosed is returned by Run after Close.
@@ -44,6 +45,7 @@ type Service struct {
 	obs     *fanout
 	tel     *telemetry.Exporter // nil unless OTLP export is on
 	net     *netAuth
+	lim     *connlimit.Limiter // the connection limit of every agent listener
 	serves  []listener
 
 	adminMux *http.ServeMux
@@ -89,6 +91,16 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 		MaxMessageBytes: c.MaxMessageBytes, MaxInFlight: c.MaxInFlight, Logger: s.log,
 	})
 	s.net = &netAuth{cfg: cfg.Auth, reg: s.registerer(), warned: map[string]bool{}}
+	maxConns := c.MaxConnections
+	if maxConns == 0 {
+		maxConns = connlimit.DefaultMax()
+	}
+	lim, err := connlimit.New(maxConns, connlimit.Options{Logger: s.log, Registerer: s.registerer()})
+	if err != nil {
+		s.closeStore()
+		return nil, err
+	}
+	s.lim = lim
 	for _, addr := range cfg.Listen {
 		l, err := s.listenerFor(addr)
 		if err != nil {

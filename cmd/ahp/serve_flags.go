@@ -28,6 +28,7 @@ type serveOptions struct {
 	listen          []string
 	maxMessageBytes int
 	maxInFlight     int
+	maxConnections  int
 	maxDepth        uint32
 	batchSize       int
 	timeoutMs       uint64
@@ -74,6 +75,7 @@ func (o *serveOptions) addFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&o.listen, "listen", nil, "address to listen on, repeatable: "+schemeList()+" (default unix:./"+defaultSocket+")")
 	f.IntVar(&o.maxMessageBytes, "max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted from an agent")
 	f.IntVar(&o.maxInFlight, "max-in-flight", 256, "concurrent requests per connection")
+	f.IntVar(&o.maxConnections, "max-connections", 0, "agent connections open at once, across all listeners; more are refused (0: derived from the open-file limit, see docs/transports.md)")
 	f.Uint32Var(&o.maxDepth, "max-depth", 10, "deepest sub-agent event accepted (announced as max_depth)")
 	f.IntVar(&o.batchSize, "batch-size", 100, "most events in one batch (announced as batch_size)")
 	f.Uint64Var(&o.timeoutMs, "timeout-ms", 10000, "client timeout announced in the handshake")
@@ -143,6 +145,9 @@ func (o *serveOptions) effectiveConfig(f *pflag.FlagSet) (config.Config, error) 
 	}
 	if f.Changed("max-in-flight") {
 		c.Harness.MaxInFlight = o.maxInFlight
+	}
+	if f.Changed("max-connections") {
+		c.Harness.MaxConnections = o.maxConnections
 	}
 	if f.Changed("max-depth") {
 		c.Harness.MaxDepth = o.maxDepth

@@ -245,3 +245,17 @@ func metric(t *testing.T, reg *prometheus.Registry, name, label, value string) f
 	t.Fatalf("no %s{%s=%q}", name, label, value)
 	return 0
 }
+
+func TestDefaultMax(t *testing.T) {
+	for _, c := range []struct {
+		files uint64
+		want  int
+	}{{1024, 896}, {4096, 3584}, {20000, 18976}, {1 << 20, 1<<20 - 1024}, {100, 36}, {50, 16}} {
+		if got := defaultFor(c.files); got != c.want {
+			t.Errorf("file limit %d: default %d, want %d", c.files, got, c.want)
+		}
+	}
+	if n, ok := fileLimit(); ok && DefaultMax() != defaultFor(n) {
+		t.Errorf("DefaultMax %d for file limit %d", DefaultMax(), n)
+	}
+}

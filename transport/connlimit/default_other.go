@@ -1,0 +1,5 @@
+//go:build !unix
+
+package connlimit
+
+func fileLimit() (uint64, bool) { return 0, false }
