@@ -140,10 +140,15 @@ func (c *Client) fallback(err error) (protocol.Decision, error) {
 	// -32001 is what network transports report when the connection was
 	// lost or refused before the harness could answer: that is not an
 	// answer, so the fail mode applies.
+	return failWith(c.opts.FailMode, err)
+}
+
+// failWith applies mode to err, the failure of a blocking generic event.
+func failWith(mode FailMode, err error) (protocol.Decision, error) {
 	if je, ok := err.(*jsonrpc.Error); ok && je.Code != jsonrpc.CodeTransportError {
 		return protocol.Decision{}, err
 	}
-	switch c.opts.FailMode {
+	switch mode {
 	case FailClosed:
 		return protocol.Block("harness unavailable, failing closed: " + err.Error()), nil
 	case FailOpen:

@@ -232,7 +232,7 @@ func (c *Client) failAll(err error) {
 	if c.closed {
 		err = ErrClosed
 	}
-	c.readErr = fmt.Errorf("client: connection lost: %w", err)
+	c.readErr = fmt.Errorf("client: %w: %w", errConnLost, err)
 	for id, ch := range c.pending {
 		ch <- response{err: c.readErr}
 		delete(c.pending, id)
@@ -255,7 +255,7 @@ func (c *Client) call(ctx context.Context, method string, params []byte) (json.R
 		err := c.readErr
 		c.mu.Unlock()
 		chanPool.Put(ch)
-		return nil, err
+		return nil, &notSentError{err}
 	}
 	c.pending[id] = ch
 	c.mu.Unlock()
@@ -270,7 +270,7 @@ func (c *Client) call(ctx context.Context, method string, params []byte) (json.R
 	defer timer.Stop()
 	if err := c.conn.WriteMessage(ctx, msg); err != nil {
 		c.forget(id)
-		return nil, fmt.Errorf("client: send: %w", err)
+		return nil, &notSentError{fmt.Errorf("client: send: %w", err)}
 	}
 	select {
 	case r := <-ch:
@@ -302,11 +302,11 @@ func (c *Client) notify(ctx context.Context, method string, params []byte) error
 		return ErrClosed
 	}
 	if rerr != nil {
-		return rerr
+		return &notSentError{rerr}
 	}
 	msg := jsonrpc.AppendRequest(make([]byte, 0, len(params)+48), nil, method, params)
 	if err := c.conn.WriteMessage(ctx, msg); err != nil {
-		return fmt.Errorf("client: send: %w", err)
+		return &notSentError{fmt.Errorf("client: send: %w", err)}
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +24,7 @@ const (
 )
 
 type sendOptions struct {
-	connect  string
+	connect  []string
 	session  string
 	agent    string
 	depth    uint32
@@ -59,6 +58,12 @@ Addresses:
   ws://HOST:PORT         WebSocket (/ahp); wss:// with TLS
   grpc://HOST:PORT       gRPC (ahp.v1.Harness); grpcs:// with TLS
 
+Several replicas of one harness: repeat --connect or give a comma-separated
+list (AHP_CONNECT too). ahp send uses the first that answers and moves to
+the next when one cannot be reached; an event whose answer was lost with
+its connection is sent again only when it is blocking (a notification is
+not). With none answering it exits 1, never 0.
+
 Credentials for network harnesses come from --api-key, --bearer and
 --cert/--key/--ca, or better from $AHP_API_KEY, $AHP_BEARER_TOKEN, $AHP_CERT,
 $AHP_KEY and $AHP_CA, so that secrets stay out of shell history.
@@ -71,6 +76,7 @@ Exit codes:
 		Example: `  ahp send --connect unix:./ahp.sock pre_action '{"tool_name":"bash","arguments":{"command":"rm -rf /"}}'
   ahp send --connect 'stdio:ahp serve --listen stdio' pre_prompt '{"prompt":"hello"}'
   ahp send --connect unix:./ahp.sock intent_detection '{"session_id":"s","prompt":"where is main.go","workspace":"."}'
+  ahp send --connect http://10.0.0.11:8443,http://10.0.0.12:8443 pre_action '{"tool_name":"bash","arguments":{"command":"ls"}}'
   ahp send --connect unix:./ahp.sock query check '{"event_type":"pre_action","payload":{"tool_name":"bash","arguments":{"command":"rm -rf /"}}}'`,
 		Args: sendArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,7 +87,7 @@ Exit codes:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "harness address (or $AHP_CONNECT)")
+	f.StringArrayVar(&o.connect, "connect", envConnect(), "harness address; repeat it or separate addresses by commas for replicas (or $AHP_CONNECT)")
 	f.StringVar(&o.session, "session", "ahp-send", "session_id of the event")
 	f.StringVar(&o.agent, "agent", "ahp-send", "agent_id of the event")
 	f.Uint32Var(&o.depth, "depth", 0, "depth of the event (0 for a top-level agent)")
@@ -92,7 +98,8 @@ Exit codes:
 }
 
 func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
-	if o.connect == "" {
+	addrs := connectAddrs(o.connect)
+	if len(addrs) == 0 {
 		return exitWith(exitFail, "--connect is required (or set AHP_CONNECT)")
 	}
 	t := protocol.EventType(typ)
@@ -111,7 +118,7 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
 	o.dial.Timeout = o.timeout
-	c, err := client.Dial(ctx, o.connect, o.dial, client.Options{
+	c, err := client.DialAny(ctx, addrs, o.dial, client.Options{
 		Timeout: o.timeout, FailMode: client.FailError,
 		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
 	})

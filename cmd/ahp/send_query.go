@@ -31,7 +31,8 @@ func sendArgs(cmd *cobra.Command, args []string) error {
 // like the event it checks (2 block, 3 defer or escalate); a null answer
 // exits 1.
 func runSendQuery(cmd *cobra.Command, o *sendOptions, args []string) error {
-	if o.connect == "" {
+	addrs := connectAddrs(o.connect)
+	if len(addrs) == 0 {
 		return exitWith(exitFail, "--connect is required (or set AHP_CONNECT)")
 	}
 	queryType, payload := args[0], "{}"
@@ -47,7 +48,7 @@ func runSendQuery(cmd *cobra.Command, o *sendOptions, args []string) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
 	o.dial.Timeout = o.timeout
-	c, err := client.Dial(ctx, o.connect, o.dial, client.Options{
+	c, err := client.DialAny(ctx, addrs, o.dial, client.Options{
 		Timeout: o.timeout, FailMode: client.FailError,
 		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
 	})
