@@ -12,9 +12,11 @@ import (
 	"github.com/ahp-go/ahp/transport"
 )
 
-// Schemes are the listen address schemes a Service serves, as they appear
-// in config.Config.Listen: "stdio" alone, or SCHEME:TARGET.
-var Schemes = []string{"stdio", "grpc", "grpcs", "http", "https", "unix", "ws", "wss"}
+// Schemes returns the listen address schemes a Service serves, as they
+// appear in config.Config.Listen: "stdio" alone, or SCHEME:TARGET.
+func Schemes() []string {
+	return []string{"stdio", "grpc", "grpcs", "http", "https", "unix", "ws", "wss"}
+}
 
 // listener is one configured listen address and how to serve it.
 type listener struct {
@@ -52,7 +54,7 @@ func (s *Service) listenerFor(addr string) (listener, error) {
 			return s.serveGRPC(ctx, scheme, target, ready)
 		}
 	default:
-		return l, fmt.Errorf("--listen %q: unknown scheme (want one of %s)", addr, strings.Join(Schemes, ", "))
+		return l, fmt.Errorf("--listen %q: unknown scheme (want one of %s)", addr, strings.Join(Schemes(), ", "))
 	}
 	return l, nil
 }

@@ -135,4 +135,4 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 }
 
 // schemeList is the --listen help: the schemes a service serves.
-func schemeList() string { return strings.Join(service.Schemes, ", ") }
+func schemeList() string { return strings.Join(service.Schemes(), ", ") }
