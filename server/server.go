@@ -48,6 +48,7 @@ type Server struct {
 	hsObs   HandshakeHandler
 	hsSeq   atomic.Uint64 // numbers the session ids given to handshakes without one
 	quiet   quietWatcher  // moves the readers of quiet connections to small stacks
+	moves   atomic.Int64  // readers moved so far
 }
 
 // New returns a Server for h.
@@ -81,6 +82,7 @@ func New(h Handler, opts Options) *Server {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{h: h, opts: opts, log: log}
+	s.quiet.every = quietAfter
 	s.rejObs, _ = h.(RejectionObserver)
 	s.hsObs, _ = h.(HandshakeHandler)
 	timeout, batch, depth := opts.TimeoutMs, uint64(opts.BatchSize), opts.MaxDepth
@@ -171,16 +173,12 @@ func (s *Server) startConn(ctx context.Context, c transport.Conn, ended func(err
 		_ = c.Close()
 		stop()
 		cancel()
-		if cs.ri != nil {
-			s.quiet.remove(cs)
-		}
+		s.quiet.remove(cs)
 		ended(cs.err)
 	}
 	cs.started = 1
 	cs.live.Store(1)
-	if cs.ri != nil {
-		s.quiet.add(cs)
-	}
+	s.quiet.add(cs)
 	go cs.worker(true)
 }
 
@@ -205,9 +203,6 @@ func (cs *connServer) readRequest() (jsonrpc.Message, bool) {
 			// answered) go.
 			cs.moved = true
 			return jsonrpc.Message{}, false
-		}
-		if cs.fresh.Load() {
-			cs.fresh.Store(false)
 		}
 		cs.readerIdle.Store(false)
 		cs.moreInput.Store(cs.buffered())

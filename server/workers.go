@@ -42,7 +42,6 @@ type connServer struct {
 	waits   atomic.Uint64             // waits for input so far
 	waiting atomic.Bool               // the reader is waiting for input
 	moved   bool                      // set by the reader: its wait was interrupted
-	fresh   atomic.Bool               // the reader was started by a move and has read nothing since
 
 	mu      sync.Mutex
 	started int
@@ -70,7 +69,7 @@ func (cs *connServer) worker(haveTurn bool) {
 				// Hand the reading turn to a new goroutine in place of
 				// this one.
 				cs.moved = false
-				cs.fresh.Store(true)
+				cs.s.moves.Add(1)
 				cs.live.Add(1)
 				go cs.awaitInput()
 			}
