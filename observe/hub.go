@@ -49,6 +49,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// SharedSeq numbers the actions built from an audit record from the
+	// record's ID (see AuditSeq) instead of from a counter of this
+	// process, so that every hub fed the same records in ID order gives
+	// them the same serverSeq: replicas on one shared store (FollowStore).
+	// Recorded must then see records in increasing ID order, each once.
+	SharedSeq bool
 }
 
 // frame is one published action, ready to write.
@@ -85,6 +91,8 @@ type Hub struct {
 	ring       []frame // circular, ringLen valid frames ending at ringEnd-1
 	ringEnd    int
 	ringLen    int
+	ringFloor  uint64 // the ring holds every action after this serverSeq
+	lastAudit  int64  // highest audit ID seen
 	sessions   map[string]*session
 	indexTotal int
 	subs       map[string]map[*observer]struct{}
@@ -136,7 +144,11 @@ func New(o Options) (*Hub, error) {
 	// serverSeq starts at the start time in microseconds, so that it
 	// never goes back when the harness restarts: a client's lastSeen from
 	// before a restart can never be mistaken for one of this run.
-	return &Hub{o: o, log: log, seq: uint64(max(0, o.Now().UnixMicro())), ring: make([]frame, o.RingSize), sessions: map[string]*session{},
+	seq := uint64(max(0, o.Now().UnixMicro()))
+	if o.SharedSeq {
+		seq = 0 // set from the audit log by Load and Recorded
+	}
+	return &Hub{o: o, log: log, seq: seq, ringFloor: seq, ring: make([]frame, o.RingSize), sessions: map[string]*session{},
 		subs: map[string]map[*observer]struct{}{}, observers: map[*observer]struct{}{},
 		approvals: map[string]ApprovalJSON{}, stats: newStats(), started: o.Now(),
 		runq: make(chan runReq, 1024)}, nil
@@ -152,6 +164,15 @@ func (h *Hub) Load(ctx context.Context, limit int) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	for i := range recs {
+		h.lastAudit = max(h.lastAudit, recs[i].ID)
+	}
+	if h.o.SharedSeq {
+		// Actions of later records are numbered above every loaded one;
+		// a lastSeenServerSeq from before gets a snapshot.
+		h.seq = max(h.seq, AuditSeq(h.lastAudit, auditSeqSlots-1))
+		h.ringFloor = h.seq
+	}
 	for i := range recs {
 		e := entryOf(&recs[i])
 		s, _ := h.sessionLocked(recs[i].SessionID)
@@ -197,6 +218,11 @@ func (h *Hub) evictLocked() {
 func (h *Hub) Recorded(rec *store.AuditRecord) {
 	e := entryOf(rec)
 	h.mu.Lock()
+	if h.o.SharedSeq && !h.sharedSeqLocked(rec.ID) {
+		h.mu.Unlock()
+		return
+	}
+	h.lastAudit = max(h.lastAudit, rec.ID)
 	s, added := h.sessionLocked(rec.SessionID)
 	ops := s.recordOps(&e)
 	s.apply(e)
@@ -299,6 +325,9 @@ func (h *Hub) publishRootLocked(action map[string]any) {
 }
 
 func (h *Hub) pushLocked(ch string, params json.RawMessage, data []byte) {
+	if h.ringLen == len(h.ring) {
+		h.ringFloor = h.ring[h.ringEnd].seq // the oldest frame leaves
+	}
 	h.ring[h.ringEnd] = frame{seq: h.seq, channel: ch, params: params, data: data}
 	h.ringEnd = (h.ringEnd + 1) % len(h.ring)
 	h.ringLen = min(h.ringLen+1, len(h.ring))

@@ -34,6 +34,7 @@ const maxStoreReplay = 10000
 // rebuilt from the store through the replay index, else a snapshot. Live
 // actions published meanwhile are held back until the answer is queued.
 func (h *Hub) reconnect(ctx context.Context, o *observer, id json.RawMessage, subs []resume) {
+	h.catchUp(ctx, subs)
 	for _, r := range subs {
 		h.ensureSession(ctx, r.channel)
 	}
@@ -110,12 +111,8 @@ func (h *Hub) ringReplayLocked(ch string, lastSeen uint64) ([]json.RawMessage, b
 	if lastSeen == h.seq {
 		return []json.RawMessage{}, true
 	}
-	if h.ringLen == 0 {
-		return nil, false
-	}
-	oldest := h.ring[(h.ringEnd-h.ringLen+len(h.ring))%len(h.ring)].seq
-	if oldest > lastSeen+1 {
-		return nil, false
+	if h.ringLen == 0 || lastSeen < h.ringFloor {
+		return nil, false // actions after lastSeen have left the ring
 	}
 	acts := []json.RawMessage{}
 	for k := 0; k < h.ringLen; k++ {

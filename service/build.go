@@ -97,7 +97,7 @@ func (s *Service) build() error {
 	hub, err := observe.New(observe.Options{
 		Store: s.db, Logger: log, ServerName: "ahp", ServerVersion: s.opts.version(),
 		PolicyVersion: engine.Version, PolicyRules: func() []string { return engine.Set().RuleIDs() },
-		RingSize: s.opts.Observe.Ring, QueueSize: s.opts.Observe.Queue,
+		RingSize: s.opts.Observe.Ring, QueueSize: s.opts.Observe.Queue, SharedSeq: s.sharedStore(),
 	})
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (s *Service) build() error {
 		return err
 	}
 	s.hub = hub
-	s.obs.first = hub
+	s.obs.first = s.hubObserver(hub)
 	h, err := harness.New(harness.Options{
 		Supervisor: sup, Runs: reducer, Redactor: red, Observer: s.obs,
 		Engine: engine, Store: s.db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,

@@ -48,6 +48,7 @@ func (s *Service) Run(ctx context.Context) error {
 	bg.Go(func() { s.watchPolicyFiles(ctx) })
 	bg.Go(func() { s.retain(ctx) })
 	bg.Go(func() { s.replicate(ctx) })
+	bg.Go(func() { s.followStore(ctx) })
 
 	errc := make(chan error, len(s.serves))
 	var wg sync.WaitGroup
