@@ -471,8 +471,9 @@ func (c *h1Conn) finish(j *h1Job, body []byte, err error) {
 }
 
 // abandon finishes a job whose connection failed before its response: a
-// request gets no response (its caller's timeout and fail mode decide, as
-// when a stream connection is lost), a notification gets the error.
+// request gets a -32001 transport error at once (the connection reset or
+// closed; the client's fail mode decides, as when a stream connection is
+// lost, rather than its timeout), a notification gets the error.
 func (c *h1Conn) abandon(j *h1Job, err error) {
 	if !j.claim() {
 		return
@@ -485,6 +486,10 @@ func (c *h1Conn) abandon(j *h1Job, err error) {
 			err = fmt.Errorf("http: %w", err)
 		}
 		j.done <- err
+		return
+	}
+	if c.ctx.Err() == nil {
+		_ = c.deliver(errorResponse(j.id, fmt.Errorf("http: connection to the harness lost before its answer: %w", err)))
 	}
 }
 
