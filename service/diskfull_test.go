@@ -126,10 +126,16 @@ func TestDiskFull(t *testing.T) {
 			t.Errorf("event %d with the disk full: %+v, want block", n, d)
 		}
 	}
-	if logs := r.logs.String(); !strings.Contains(logs, "audit append failed: failing closed") || !strings.Contains(logs, "full") {
+	if logs := r.logs.String(); !strings.Contains(logs, "audit append failed: failing closed") || !strings.Contains(logs, "disk is full") {
 		t.Errorf("the log does not name the full disk:\n%s", logs)
 	}
 	t.Logf("refused after %d events with: %s", n, refused.Reason)
+	for _, line := range strings.Split(r.logs.String(), "\n") {
+		if strings.Contains(line, "audit append failed") {
+			t.Logf("log: %s", line)
+			break
+		}
+	}
 
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
