@@ -70,16 +70,23 @@ func (q *QuietReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Wait returns once input is buffered or the socket has some, or the
-// socket has ended or failed (the next Read tells), holding no buffer
-// meanwhile. On readers that are not sockets it returns at once.
+// Wait returns once input is buffered: it reads what the socket has,
+// holding no buffer while there is nothing. An error (the end of input,
+// a deadline) is returned and not kept: the next Read meets it again.
+// On readers that are not sockets it returns at once.
 func (q *QuietReader) Wait() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.pos < q.end || q.raw == nil {
+	if q.pos < q.end || q.raw == nil || q.werr != nil {
 		return nil
 	}
-	return q.raw.wait()
+	n, err := q.raw.read(&q.buf, 0, true)
+	q.pos, q.end = 0, n
+	if n == 0 {
+		q.release()
+		return err
+	}
+	return nil
 }
 
 // Buffered returns how many bytes are read but not yet handed out.

@@ -11,5 +11,3 @@ type rawReader struct{}
 func newRawReader(io.Reader) *rawReader { return nil }
 
 func (*rawReader) read(**[]byte, int, bool) (int, error) { panic("unreachable") }
-
-func (*rawReader) wait() error { return nil }

@@ -22,7 +22,6 @@ type rawReader struct {
 	n       int
 	err     error
 	readFn  func(fd uintptr) bool
-	peekFn  func(fd uintptr) bool
 }
 
 // newRawReader returns a rawReader for r, or nil when r is not a socket
@@ -43,7 +42,6 @@ func newRawReader(r io.Reader) *rawReader {
 	}
 	rr := &rawReader{rc: rc}
 	rr.readFn = rr.readOnce
-	rr.peekFn = rr.peekOnce
 	return rr
 }
 
@@ -89,24 +87,4 @@ func (rr *rawReader) readOnce(fd uintptr) bool {
 		rr.n = 0
 	}
 	return true
-}
-
-// wait returns once the socket has input, or has ended, or failed.
-func (rr *rawReader) wait() error {
-	return rr.rc.Read(rr.peekFn)
-}
-
-var peekByte [1]byte // peeked bytes are not looked at: one for all
-
-func (rr *rawReader) peekOnce(fd uintptr) bool {
-	for {
-		_, _, err := syscall.Recvfrom(int(fd), peekByte[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		switch err {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		}
-		return true // input, end of input or an error: the read tells
-	}
 }

@@ -75,13 +75,14 @@ func (c *streamConn) InterruptRead() {
 	_ = c.deadliner.SetReadDeadline(time.Unix(1, 0))
 }
 
-// WaitInput implements ReadInterrupter: it waits until the socket has
-// input, holding no buffer (on other streams it returns at once).
+// WaitInput implements ReadInterrupter: it reads what the socket has,
+// holding no buffer while there is nothing (on other streams it returns
+// at once). An error is left for the next read.
 func (c *streamConn) WaitInput() error {
 	if c.raw == nil || c.rpos < c.rend {
 		return nil
 	}
-	return c.raw.wait()
+	return c.fill()
 }
 
 // interrupted handles a read that failed with err: when it is the
