@@ -88,19 +88,20 @@ func (q *quietWatcher) run() {
 			}
 		}
 		q.moved += len(quiet)
-		if q.moved >= returnAfterQuiet && time.Since(q.returned) >= returnEvery {
-			// A wave of connections went quiet: the stacks their readers
-			// grew and the garbage their handshakes left are free now, but
-			// an idle process collects no garbage and keeps freed memory
-			// for a while. Give it back now.
+		if len(quiet) == 0 && q.moved >= returnAfterQuiet && time.Since(q.returned) >= returnEvery {
+			// A wave of connections went quiet and is over: the stacks
+			// their readers grew and the garbage their handshakes left are
+			// free now, but an idle process collects no garbage and keeps
+			// freed memory for a while. Give it back now.
 			q.moved, q.returned = 0, time.Now()
 			debug.FreeOSMemory()
 		}
 	}
 }
 
-// After returnAfterQuiet connections went quiet, the memory they freed is
-// given back to the system, at most once every returnEvery.
+// Once returnAfterQuiet connections went quiet and a look finds no more
+// going quiet, the memory they freed is given back to the system, at
+// most once every returnEvery.
 const (
 	returnAfterQuiet = 256
 	returnEvery      = time.Minute
