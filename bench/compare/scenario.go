@@ -12,9 +12,17 @@ const benchCommand = "cd /workspace/project && git status --short && ls -la src/
 
 // eventParams builds the params of a pre_action event for a tool and command.
 func eventParams(tool, command string) string {
-	cmd, _ := json.Marshal(command)
-	t, _ := json.Marshal(tool)
-	return `{"event_type":"pre_action","session_id":"bench-session","agent_id":"bench-agent","timestamp":"2026-11-21T10:00:00.000Z","depth":0,"payload":{"action_type":"tool_call","tool_name":` + string(t) + `,"arguments":{"command":` + string(cmd) + `}}}`
+	return `{"event_type":"pre_action","session_id":"bench-session","agent_id":"bench-agent","timestamp":"2026-11-21T10:00:00.000Z","depth":0,"payload":{"action_type":"tool_call","tool_name":` + jsonString(tool) + `,"arguments":{"command":` + jsonString(command) + `}}}`
+}
+
+// jsonString writes s as a JSON string as an agent would, without the
+// HTML escapes of json.Marshal (& stays &).
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // request is a complete ahp/event JSON-RPC request (no newline).

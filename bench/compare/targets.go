@@ -30,7 +30,10 @@ type target struct {
 	Label  string // for the table and the chart
 	Family string // ahp, opa or python
 	Ref    string // Name of the row this one is compared with ("" for none)
-	start  func(ctx context.Context, env *env) (*running, error)
+	// notScenario marks a row that does not decide with the scenario's
+	// policy (the probes are not sent to it).
+	notScenario bool
+	start       func(ctx context.Context, env *env) (*running, error)
 }
 
 // env holds what every target needs: the binaries and the scenario files.
@@ -55,8 +58,16 @@ type running struct {
 	stop     func()
 }
 
-func targets() []target {
+func targets(protocolOnly bool) []target {
 	var ts []target
+	if protocolOnly {
+		// Not the scenario: the built-in baseline decides, nothing is
+		// recorded. It shows what the protocol layer alone costs.
+		ts = append(ts,
+			target{Name: "ahp/unix/protocol-only", Label: "ahp · Unix socket · --protocol-only (no policy, no audit)", Family: "ahp", notScenario: true, start: startAHP("unix", false, "--protocol-only")},
+			target{Name: "ahp/stdio/protocol-only", Label: "ahp · stdio · --protocol-only (no policy, no audit)", Family: "ahp", notScenario: true, start: startAHP("stdio", false, "--protocol-only")},
+		)
+	}
 	for _, tr := range []struct{ key, label string }{
 		{"unix", "Unix socket"}, {"http", "HTTP"}, {"ws", "WebSocket"}, {"grpc", "gRPC"}, {"stdio", "stdio"},
 	} {
@@ -83,15 +94,15 @@ func dataDir(e *env, durable bool) (string, error) {
 	return os.MkdirTemp("/dev/shm", "ahp-compare-")
 }
 
-func ahpArgs(e *env, listen, dir string) []string {
-	return []string{"serve", "--config", filepath.Join(e.scenario, "config.yaml"),
-		"--policy", filepath.Join(e.scenario, "policy.yaml"), "--listen", listen, "--data-dir", dir}
+func ahpArgs(e *env, listen, dir string, extra []string) []string {
+	return append([]string{"serve", "--config", filepath.Join(e.scenario, "config.yaml"),
+		"--policy", filepath.Join(e.scenario, "policy.yaml"), "--listen", listen, "--data-dir", dir}, extra...)
 }
 
-func startAHP(tr string, durable bool) func(ctx context.Context, e *env) (*running, error) {
+func startAHP(tr string, durable bool, extra ...string) func(ctx context.Context, e *env) (*running, error) {
 	return func(ctx context.Context, e *env) (*running, error) {
 		if tr == "stdio" {
-			return startAHPStdio(e, durable)
+			return startAHPStdio(e, durable, extra)
 		}
 		dir, err := dataDir(e, durable)
 		if err != nil {
@@ -117,7 +128,7 @@ func startAHP(tr string, durable bool) func(ctx context.Context, e *env) (*runni
 				listen, addr = "grpc://"+hostPort, "grpc://"+hostPort
 			}
 		}
-		cmd := exec.Command(e.ahp, ahpArgs(e, listen, dir)...)
+		cmd := exec.Command(e.ahp, ahpArgs(e, listen, dir, extra)...)
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -139,7 +150,7 @@ func startAHP(tr string, durable bool) func(ctx context.Context, e *env) (*runni
 
 // startAHPStdio gives each agent its own ahp serve --listen stdio, with
 // its own data directory, as an agent that starts its harness does.
-func startAHPStdio(e *env, durable bool) (*running, error) {
+func startAHPStdio(e *env, durable bool, extra []string) (*running, error) {
 	var dirs []string
 	r := &running{stop: func() {
 		for _, d := range dirs {
@@ -152,7 +163,7 @@ func startAHPStdio(e *env, durable bool) (*running, error) {
 			return nil, err
 		}
 		dirs = append(dirs, dir)
-		args := append([]string{e.ahp}, ahpArgs(e, "stdio", dir)...)
+		args := append([]string{e.ahp}, ahpArgs(e, "stdio", dir, extra)...)
 		return dialConn(ctx, "stdio:"+quoteCommand(args))
 	}
 	return r, nil
