@@ -124,6 +124,7 @@ func (s *Server) handleHandshake(ctx context.Context, params json.RawMessage, bu
 	}
 	if s.hsObs == nil {
 		// Nobody looks at the ids: no defaults to fill in.
+		noteSession(ctx, req.SessionID)
 		return append(buf, s.hsBytes...), nil
 	}
 	s.handshakeDefaults(ctx, &req)
@@ -135,6 +136,7 @@ func (s *Server) handleHandshake(ctx context.Context, params json.RawMessage, bu
 		}
 		return buf, handlerError(err)
 	}
+	noteSession(ctx, req.SessionID)
 	b, err := json.Marshal(resp)
 	if err != nil {
 		return buf, handlerError(err)

@@ -99,3 +99,54 @@ func TestQuietReaderMoves(t *testing.T) {
 		t.Fatal("ServeConn did not end after the agent left")
 	}
 }
+
+// endWatcher records the ends of connections.
+type endWatcher struct {
+	BaseHandler
+	ended chan []string
+}
+
+func (e *endWatcher) ConnEnded(ctx context.Context, sessions []string, err error) {
+	if PeerFromContext(ctx).Transport != "unix" || ctx.Err() != nil {
+		sessions = append(sessions, "<bad context>")
+	}
+	e.ended <- sessions
+}
+
+// TestConnEndedNamesSessions: when an agent's connection ends, a
+// ConnObserver learns it with the sessions handshaken on it.
+func TestConnEndedNamesSessions(t *testing.T) {
+	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "e.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	h := &endWatcher{ended: make(chan []string, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		if nc, err := l.Accept(); err == nil {
+			_ = New(h, Options{}).ServeConn(ctx, transport.NewNetConn(nc, 0, transport.Info{Transport: "unix"}))
+		}
+	}()
+	c, err := net.Dial("unix", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	for _, id := range []string{"s1", "s2", "s1"} {
+		_, _ = io.WriteString(c, `{"jsonrpc":"2.0","id":1,"method":"ahp/handshake","params":{"protocol_version":"2.4","session_id":"`+id+`","agent_info":{"framework":"t","version":"1"}}}`+"\n")
+		if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, `"result"`) {
+			t.Fatalf("handshake %s: %q %v", id, line, err)
+		}
+	}
+	_ = c.Close()
+	select {
+	case got := <-h.ended:
+		if strings.Join(got, ",") != "s1,s2" {
+			t.Fatalf("ended sessions %v, want [s1 s2]", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ConnEnded not called after the agent left")
+	}
+}

@@ -46,6 +46,7 @@ type Server struct {
 	hsBytes []byte
 	rejObs  RejectionObserver
 	hsObs   HandshakeHandler
+	connObs ConnObserver
 	hsSeq   atomic.Uint64 // numbers the session ids given to handshakes without one
 	quiet   quietWatcher  // moves the readers of quiet connections to small stacks
 	moves   atomic.Int64  // readers moved so far
@@ -85,6 +86,7 @@ func New(h Handler, opts Options) *Server {
 	s.quiet.every = quietAfter
 	s.rejObs, _ = h.(RejectionObserver)
 	s.hsObs, _ = h.(HandshakeHandler)
+	s.connObs, _ = h.(ConnObserver)
 	timeout, batch, depth := opts.TimeoutMs, uint64(opts.BatchSize), opts.MaxDepth
 	s.hsResp = protocol.HandshakeResponse{
 		ProtocolVersion: protocol.Version,
@@ -157,7 +159,13 @@ func (s *Server) Start(ctx context.Context, c transport.Conn, ended func(error))
 // startConn starts serving c and returns; ended is called once the
 // connection has ended and is closed, with what ServeConn returns.
 func (s *Server) startConn(ctx context.Context, c transport.Conn, ended func(error)) {
-	ctx, cancel := context.WithCancel(WithPeer(ctx, c.Info()))
+	ctx = WithPeer(ctx, c.Info())
+	var sessions *connSessions
+	if s.connObs != nil {
+		sessions = &connSessions{}
+		ctx = context.WithValue(ctx, connSessionsKey{}, sessions)
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
 	cs := &connServer{
 		s: s, c: c, ctx: ctx, cancel: cancel, max: s.opts.MaxInFlight,
@@ -174,6 +182,9 @@ func (s *Server) startConn(ctx context.Context, c transport.Conn, ended func(err
 		stop()
 		cancel()
 		s.quiet.remove(cs)
+		if sessions != nil {
+			s.connObs.ConnEnded(context.WithoutCancel(ctx), sessions.list(), cs.err)
+		}
 		ended(cs.err)
 	}
 	cs.started = 1
