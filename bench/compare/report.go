@@ -158,7 +158,7 @@ func chart(res results, sum map[key]cell) string {
 	}
 	lo, hi := res.Agents[0], res.Agents[len(res.Agents)-1]
 	const (
-		labelW = 300
+		labelW = 330
 		panelW = 330
 		gap    = 40
 		rowH   = 24
@@ -171,7 +171,7 @@ func chart(res results, sum map[key]cell) string {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="15" font-weight="bold">bench/compare: 10-rule policy, 330-byte pre_action event, %s</text>`+"\n", html.EscapeString(res.Started.Format("2006-01-02")))
-	fmt.Fprintf(&b, `<text x="10" y="38" fill="#555">medians of %d interleaved rounds on one 2-core machine; whiskers: smallest to largest run. Blue: ahp, orange: OPA, green: Python.</text>`+"\n", res.Rounds)
+	fmt.Fprintf(&b, `<text x="10" y="38" fill="#555">medians of %d interleaved rounds on one 2-core machine; whiskers: smallest to largest run. Blue: ahp (light blue: protocol layer only, not the scenario), orange: OPA, green: Python.</text>`+"\n", res.Rounds)
 	panels := []struct {
 		title  string
 		agents int
@@ -197,7 +197,11 @@ func chart(res results, sum map[key]cell) string {
 			y := top + i*rowH
 			v := pn.value(sum[key{t.Name, pn.agents}])
 			w := v.Med * scale
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0, y+3, w, rowH-8, colors[t.Family])
+			color := colors[t.Family]
+			if strings.HasSuffix(t.Name, "/protocol-only") {
+				color = "#90cdf4" // not the scenario: a reference
+			}
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`+"\n", x0, y+3, w, rowH-8, color)
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>`+"\n", float64(x0)+v.Min*scale, y+rowH/2-1, float64(x0)+v.Max*scale, y+rowH/2-1)
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`+"\n", float64(x0)+math.Max(w, v.Max*scale)+4, y+rowH/2+3, html.EscapeString(fmtNum(v.Med)+pn.unit))
 			if p == 0 {

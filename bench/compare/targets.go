@@ -64,8 +64,9 @@ func targets(protocolOnly bool) []target {
 		// Not the scenario: the built-in baseline decides, nothing is
 		// recorded. It shows what the protocol layer alone costs.
 		ts = append(ts,
-			target{Name: "ahp/unix/protocol-only", Label: "ahp · Unix socket · --protocol-only (no policy, no audit)", Family: "ahp", notScenario: true, start: startAHP("unix", false, "--protocol-only")},
-			target{Name: "ahp/stdio/protocol-only", Label: "ahp · stdio · --protocol-only (no policy, no audit)", Family: "ahp", notScenario: true, start: startAHP("stdio", false, "--protocol-only")},
+			target{Name: "ahp/unix/protocol-only", Label: "ahp · Unix socket · protocol only (not the scenario)", Family: "ahp", notScenario: true, start: startAHP("unix", false, "--protocol-only")},
+			target{Name: "ahp/http/protocol-only", Label: "ahp · HTTP · protocol only (not the scenario)", Family: "ahp", notScenario: true, start: startAHP("http", false, "--protocol-only")},
+			target{Name: "ahp/stdio/protocol-only", Label: "ahp · stdio · protocol only (not the scenario)", Family: "ahp", notScenario: true, start: startAHP("stdio", false, "--protocol-only")},
 		)
 	}
 	for _, tr := range []struct{ key, label string }{
