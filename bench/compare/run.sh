@@ -3,8 +3,9 @@
 # builds ahp and the driver, builds Open Policy Agent from the Go module
 # proxy into a temporary directory (never a dependency of this module),
 # then races every configuration, ROUNDS rounds interleaved, and writes the
-# table to stdout, the raw runs to $OUT/results.json and the chart to
-# bench/compare.svg. Bounded: the driver gives up after 30 minutes.
+# table to stdout, the raw runs to $OUT/results.json (default: the temporary
+# directory, removed at exit) and the chart to $SVG (bench/compare.svg).
+# Bounded: the driver gives up after 30 minutes.
 #
 #   bench/compare/run.sh                 # 5 rounds
 #   ROUNDS=3 DURATION=1s bench/compare/run.sh
@@ -15,6 +16,7 @@ OPA_VERSION=${OPA_VERSION:-v1.22.2}
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-2s}
 AGENTS=${AGENTS:-1,16}
+SVG=${SVG:-bench/compare.svg}
 work=$(mktemp -d)
 OUT=${OUT:-$work}
 trap 'rm -rf "$work"' EXIT
@@ -29,5 +31,5 @@ git diff --quiet -- go.mod go.sum || { echo "go.mod or go.sum changed: OPA must 
 "$work/opa" version | head -1 >&2
 python3 --version >&2
 "$work/compare" -ahp "$work/ahp" -opa "$work/opa" -python python3 -dir bench/compare \
-	-rounds "$ROUNDS" -d "$DURATION" -agents "$AGENTS" -timeout 30m \
-	-out "$OUT/results.json" -svg bench/compare.svg
+	-rounds "$ROUNDS" -d "$DURATION" -agents "$AGENTS" -protocol-only -timeout 30m \
+	-out "$OUT/results.json" -svg "$SVG"
