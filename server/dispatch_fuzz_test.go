@@ -53,18 +53,21 @@ func FuzzHandleMessage(f *testing.F) {
 		if err := json.Unmarshal(out, &resp); err != nil || resp.JSONRPC != "2.0" || (resp.Result == nil) == (resp.Error == nil) {
 			t.Fatalf("answer %q to %q is not a JSON-RPC response", out, b)
 		}
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
+		// A map, not a struct: encoding/json matches struct fields ignoring
+		// case ("iD" would be the id), map keys exactly, as JSON-RPC does.
+		var req map[string]json.RawMessage
+		if jsonscan.Check(b) != nil || json.Unmarshal(b, &req) != nil || req["id"] == nil || req["method"] == nil || bytes.Equal(req["id"], []byte("null")) {
+			return
 		}
-		if jsonscan.Check(b) != nil || json.Unmarshal(b, &req) != nil || req.ID == nil || req.Method == nil || bytes.Equal(req.ID, []byte("null")) {
+		var method string
+		if json.Unmarshal(req["method"], &method) != nil {
 			return
 		}
 		var want, got any
-		_ = json.Unmarshal(req.ID, &want)
+		_ = json.Unmarshal(req["id"], &want)
 		_ = json.Unmarshal(resp.ID, &got)
 		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("request id %s answered with id %s\ninput: %q\nanswer: %q", req.ID, resp.ID, b, out)
+			t.Fatalf("request id %s answered with id %s\ninput: %q\nanswer: %q", req["id"], resp.ID, b, out)
 		}
 	})
 }

@@ -38,6 +38,11 @@ func TestOneReadingOfEveryMessage(t *testing.T) {
 			code: -32602, id: 4.0, says: []string{"params.payload.arguments.command"},
 		},
 		{
+			name: "names that differ only in case (Go's encoding/json folds them)",
+			msg:  `{"jsonrpc":"2.0","id":11,"method":"ahp/event","params":{"event_type":"pre_action",` + env + `,"payload":{"tool_name":"bash","arguments":{"command":"ls","Command":"rm -rf /"}}}}`,
+			code: -32602, id: 11.0, says: []string{"differ only in letter case", "params.payload.arguments.Command"},
+		},
+		{
 			name: "duplicate method",
 			msg:  `{"jsonrpc":"2.0","id":5,"method":"ping","method":"ahp/event","params":{}}`,
 			code: -32700, id: 5.0, says: []string{`duplicate member name "method"`},

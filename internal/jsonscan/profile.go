@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -180,44 +181,96 @@ func keyName(k keyRef) string {
 	return u
 }
 
-func sameKey(a, b keyRef) bool {
+// Reasons for a refused member name.
+const (
+	reasonDuplicate = "duplicate member name"
+	reasonCaseTwin  = "member names that differ only in letter case"
+)
+
+// compareKeys says whether a and b name the same member for some common
+// reader: exactly (every reader), or only when letter case is ignored, as
+// Go's encoding/json matches names to struct fields (Unicode simple case
+// folding: bytes.EqualFold). It returns "" when they differ.
+func compareKeys(a, b keyRef) string {
+	var an, bn []byte
 	if !a.escaped && !b.escaped {
-		return bytes.Equal(a.raw, b.raw)
+		an, bn = a.raw, b.raw
+	} else {
+		an, bn = []byte(keyName(a)), []byte(keyName(b))
 	}
-	return keyName(a) == keyName(b)
+	switch {
+	case bytes.Equal(an, bn):
+		return reasonDuplicate
+	case bytes.EqualFold(an, bn):
+		return reasonCaseTwin
+	}
+	return ""
+}
+
+// foldName maps a member name to a key equal for exactly the names
+// bytes.EqualFold finds equal: every rune becomes the smallest rune of its
+// simple case-folding orbit (for ASCII letters, the upper case one: the
+// Kelvin sign folds to 'K', the long s to 'S').
+func foldName(name string) string {
+	out := make([]byte, 0, len(name))
+	for _, r := range name {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			out = append(out, byte(r))
+			continue
+		}
+		for {
+			r2 := unicode.SimpleFold(r)
+			if r2 <= r {
+				r = r2
+				break
+			}
+			r = r2
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return string(out)
 }
 
 // objectKeys tracks the member names of one open object.
 type objectKeys struct {
 	base int
-	big  map[string]struct{}
+	big  map[string]string // folded name → name, for large objects
 }
 
-// add records key k of the object that started at o.base and reports
-// whether the object already had a member of that name.
-func (s *scanner) add(o *objectKeys, k keyRef) bool {
+// add records key k of the object that started at o.base and returns why
+// the object may not have it ("" when it may): another member of the same
+// name, or of a name equal to it when letter case is ignored.
+func (s *scanner) add(o *objectKeys, k keyRef) string {
 	if o.big != nil {
 		name := keyName(k)
-		if _, dup := o.big[name]; dup {
-			return true
+		folded := foldName(name)
+		if prev, dup := o.big[folded]; dup {
+			if prev == name {
+				return reasonDuplicate
+			}
+			return reasonCaseTwin
 		}
-		o.big[name] = struct{}{}
-		return false
+		o.big[folded] = name
+		return ""
 	}
 	for _, prev := range s.keys[o.base:] {
-		if sameKey(prev, k) {
-			return true
+		if why := compareKeys(prev, k); why != "" {
+			return why
 		}
 	}
 	s.keys = append(s.keys, k)
 	if len(s.keys)-o.base > smallObject {
-		o.big = make(map[string]struct{}, 2*smallObject)
+		o.big = make(map[string]string, 2*smallObject)
 		for _, prev := range s.keys[o.base:] {
-			o.big[keyName(prev)] = struct{}{}
+			name := keyName(prev)
+			o.big[foldName(name)] = name
 		}
 		s.keys = s.keys[:o.base]
 	}
-	return false
+	return ""
 }
 
 // checkString applies the profile's string rules to the well-formed

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -20,6 +21,13 @@ func TestCheckProfile(t *testing.T) {
 		{`{"events":[{"x":1},{"p":{"k":1,"k":1}}]}`, "duplicate member name", "events[1].p.k"},
 		{`{"a":1,"\u0061":2}`, "duplicate member name", "a"}, // the same name, escaped
 		{`{"a.b":{"c":1,"c":2}}`, "duplicate member name", `["a.b"].c`},
+		// Go's encoding/json matches member names to struct fields ignoring
+		// case, so these read differently there and everywhere else.
+		{`{"command":"ls","Command":"rm -rf /"}`, "member names that differ only in letter case", "Command"},
+		{`{"iD":0,"id":1}`, "member names that differ only in letter case", "id"},
+		{`{"kind":1,"Kind":2}`, "member names that differ only in letter case", `["Kind"]`},
+		{`{"s":1,"ſ":2}`, "member names that differ only in letter case", `["ſ"]`},
+		{`{"a":1,"b":2,"A1":3}`, "", ""},
 		{"{\"a\":\"\xff\"}", "invalid UTF-8 in a string", "a"},
 		{"{\"a\":[\"ok\",\"\xc3\x28\"]}", "invalid UTF-8 in a string", "a[1]"},
 		{"{\"\xed\xa0\x80\":1}", "invalid UTF-8 in a string", ""}, // an encoded surrogate is not UTF-8
@@ -100,6 +108,30 @@ func TestDuplicatesInLargeObjects(t *testing.T) {
 	var pe *ProfileError
 	if err := Check([]byte(b.String() + `,"ka_0":2}`)); !errors.As(err, &pe) || pe.Key != "ka_0" {
 		t.Fatalf("duplicate in a large object: %v", err)
+	}
+}
+
+// The fold used for large objects agrees with bytes.EqualFold, which the
+// pairwise comparison of small ones uses.
+func TestFoldNameAgreesWithEqualFold(t *testing.T) {
+	names := []string{"k", "K", "\u212a", "s", "S", "\u017f", "ß", "ẞ", "σ", "Σ", "ς", "µ", "μ", "Μ", "ǅ", "ǆ", "Ǆ", "i", "İ", "ı", "id", "ID", "Id", "ab", "a"}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := foldName(a) == foldName(b), bytes.EqualFold([]byte(a), []byte(b)); got != want {
+				t.Errorf("%q %q: foldName equal %v, bytes.EqualFold %v", a, b, got, want)
+			}
+		}
+	}
+	// Large objects (the map path) refuse case twins too.
+	var b strings.Builder
+	b.WriteString("{")
+	for i := 0; i < 40; i++ {
+		b.WriteString(`"key` + itoa(i) + `":1,`)
+	}
+	b.WriteString(`"KEY7":2}`)
+	var pe *ProfileError
+	if err := Check([]byte(b.String())); !errors.As(err, &pe) || pe.Reason != reasonCaseTwin {
+		t.Fatalf("case twin in a large object: %v", err)
 	}
 }
 

@@ -89,8 +89,8 @@ func walk(b []byte, validate bool, fn func(key, val []byte) error) error {
 		key := b[i+1 : end-1]
 		if validate {
 			st.checkString(b, i, end, flags)
-			if st.add(&top, keyRef{raw: key, escaped: flags&strEscapes != 0}) {
-				st.fail("duplicate member name", decodedKey(key, flags))
+			if why := st.add(&top, keyRef{raw: key, escaped: flags&strEscapes != 0}); why != "" {
+				st.fail(why, decodedKey(key, flags))
 			}
 		}
 		if flags&strEscapes != 0 {
@@ -352,8 +352,8 @@ func (s *scanner) skipValue(b []byte, i, depth int) int {
 					if flags != 0 {
 						s.checkString(b, i, end, flags)
 					}
-					if s.add(&obj, keyRef{raw: key, escaped: flags&strEscapes != 0}) {
-						s.fail("duplicate member name", decodedKey(key, flags))
+					if why := s.add(&obj, keyRef{raw: key, escaped: flags&strEscapes != 0}); why != "" {
+						s.fail(why, decodedKey(key, flags))
 					}
 				}
 				i = skipSpace(b, end)
