@@ -57,12 +57,25 @@ type Options struct {
 	SharedSeq bool
 }
 
-// frame is one published action, ready to write.
+// frame is one published action. It is encoded when first needed: at once
+// when the channel has subscribers, else only if a reconnecting observer
+// asks for it (lazy holds what to build it from until then), so that a
+// harness nobody watches pays no encoding on the decision path.
 type frame struct {
 	seq     uint64
 	channel string
 	params  json.RawMessage // the action envelope {channel, action, serverSeq}
 	data    []byte          // the whole notification
+	lazy    *op             // set while params and data are not encoded yet
+}
+
+// encoded returns f's action envelope, encoding it now if it was kept lazy.
+func (f *frame) encoded() json.RawMessage {
+	if f.lazy != nil {
+		f.params, f.data = encodeAction(f.channel, f.lazy.build(f.channel), f.seq)
+		f.lazy = nil
+	}
+	return f.params
 }
 
 // indexEntry lets an action be rebuilt from the store.
@@ -312,6 +325,11 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 	if h.indexTotal > h.o.IndexSize {
 		h.trimIndexLocked()
 	}
+	if len(h.subs[ch]) == 0 {
+		cp := *o
+		h.pushFrameLocked(frame{seq: h.seq, channel: ch, lazy: &cp})
+		return
+	}
 	p, data := encodeAction(ch, o.build(ch), h.seq)
 	h.pushLocked(ch, p, data)
 }
@@ -325,15 +343,20 @@ func (h *Hub) publishRootLocked(action map[string]any) {
 }
 
 func (h *Hub) pushLocked(ch string, params json.RawMessage, data []byte) {
-	if h.ringLen == len(h.ring) {
-		h.ringFloor = h.ring[h.ringEnd].seq // the oldest frame leaves
-	}
-	h.ring[h.ringEnd] = frame{seq: h.seq, channel: ch, params: params, data: data}
-	h.ringEnd = (h.ringEnd + 1) % len(h.ring)
-	h.ringLen = min(h.ringLen+1, len(h.ring))
+	h.pushFrameLocked(frame{seq: h.seq, channel: ch, params: params, data: data})
 	for ob := range h.subs[ch] {
 		ob.enqueue(data)
 	}
+}
+
+// pushFrameLocked keeps f in the ring.
+func (h *Hub) pushFrameLocked(f frame) {
+	if h.ringLen == len(h.ring) {
+		h.ringFloor = h.ring[h.ringEnd].seq // the oldest frame leaves
+	}
+	h.ring[h.ringEnd] = f
+	h.ringEnd = (h.ringEnd + 1) % len(h.ring)
+	h.ringLen = min(h.ringLen+1, len(h.ring))
 }
 
 // trimIndexLocked drops the oldest half of the largest session index.

@@ -116,9 +116,9 @@ func (h *Hub) ringReplayLocked(ch string, lastSeen uint64) ([]json.RawMessage, b
 	}
 	acts := []json.RawMessage{}
 	for k := 0; k < h.ringLen; k++ {
-		f := h.ring[(h.ringEnd-h.ringLen+k+len(h.ring))%len(h.ring)]
+		f := &h.ring[(h.ringEnd-h.ringLen+k+len(h.ring))%len(h.ring)]
 		if f.seq > lastSeen && f.channel == ch {
-			acts = append(acts, f.params)
+			acts = append(acts, f.encoded())
 		}
 	}
 	return acts, true
