@@ -28,6 +28,7 @@ type ack struct {
 type writer struct {
 	db     *DB
 	insert [insertRows + 1]*sql.Stmt // insert[n] inserts n rows
+	last   *sql.Stmt                 // lastAuditID, prepared once
 	queue  chan *appendReq
 
 	mu      sync.RWMutex // held for reading while enqueueing, for writing by close
@@ -75,12 +76,18 @@ func startWriter(ctx context.Context, db *DB) (*writer, error) {
 		}
 		w.insert[n] = st
 	}
+	last, err := db.w.PrepareContext(ctx, lastAuditID)
+	if err != nil {
+		w.closeStmts()
+		return nil, fmt.Errorf("prepare last audit id: %w", err)
+	}
+	w.last = last
 	go w.run()
 	return w, nil
 }
 
 func (w *writer) closeStmts() {
-	for _, st := range w.insert {
+	for _, st := range append(w.insert[:], w.last) {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -234,7 +241,7 @@ func (w *writer) commit(batch []*appendReq, ids []int64) error {
 	args := make([]any, 0, insertRows*auditRowParams)
 	err := w.db.inTx(ctx, func(tx *sql.Tx) error {
 		var last int64
-		if err := tx.QueryRowContext(ctx, lastAuditID).Scan(&last); err != nil {
+		if err := tx.StmtContext(ctx, w.last).QueryRowContext(ctx).Scan(&last); err != nil {
 			return err
 		}
 		for start := 0; start < len(batch); start += insertRows {
