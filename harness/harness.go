@@ -78,7 +78,9 @@ type Options struct {
 	IntentLLM *intent.LLMOptions
 	// Logger receives the harness's log lines (discarded when nil).
 	Logger *slog.Logger
-	// Now is the clock (time.Now when nil).
+	// Now is the clock (time.Now when nil). It is called from concurrent
+	// decisions and from background work (memory capture, retention), so
+	// it must be safe for concurrent use.
 	Now func() time.Time
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,8 +44,13 @@ func replayFixture(t *testing.T) (dataDir, export string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The harness calls its clock from background work too (memory
+	// capture), so the fake clock takes a lock.
+	var clockMu sync.Mutex
 	clock := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	h, err := harness.New(harness.Options{Engine: eng, Store: db, Now: func() time.Time {
+		clockMu.Lock()
+		defer clockMu.Unlock()
 		clock = clock.Add(time.Second)
 		return clock
 	}})
