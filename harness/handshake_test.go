@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +80,30 @@ func TestHandshakeRecordRedacted(t *testing.T) {
 	}
 	if strings.Contains(string(recs[0].Event), token) || !strings.Contains(string(recs[0].Event), "[REDACTED:") {
 		t.Fatalf("handshake stored as %s", recs[0].Event)
+	}
+}
+
+// When an agent's connection ends, each session handshaken on it gets a
+// connection_ended record: "closed" when the agent hung up, "lost" with
+// the transport's error otherwise.
+func TestConnectionEndedRecorded(t *testing.T) {
+	f := newFixture(t)
+	ctx := server.WithPeer(context.Background(), transport.Info{Transport: "unix", Principal: &transport.Principal{ID: "agent-1"}})
+	f.h.ConnEnded(ctx, []string{"gone-1", "gone-2"}, errors.New("read: connection reset by peer"))
+	f.h.ConnEnded(ctx, []string{"bye-1"}, io.EOF)
+	var recs []store.AuditRecord
+	deadline := time.Now().Add(5 * time.Second)
+	for len(recs) < 3 && time.Now().Before(deadline) {
+		recs = f.audit(t, store.AuditFilter{EventType: EventConnectionEnded})
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("%d connection_ended records", len(recs))
+	}
+	for _, r := range recs {
+		lost := strings.HasPrefix(r.SessionID, "gone-")
+		if lost != strings.Contains(string(r.Event), `"connection":"lost"`) || lost != strings.Contains(r.Error, "connection reset") || r.Principal != "agent-1" {
+			t.Errorf("record %+v %s", r, r.Event)
+		}
 	}
 }

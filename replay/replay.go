@@ -91,6 +91,12 @@ func (r *runner) record(it *item) {
 		rep.Skipped.NoEvent++
 		return
 	}
+	if rec.EventType != "" && !protocol.EventType(rec.EventType).Known() {
+		// The harness's own records (harness_start, connection_ended, …)
+		// are not agent events: nothing to re-decide.
+		rep.Skipped.Other++
+		return
+	}
 	if it.evErr != nil {
 		rep.Skipped.Invalid++
 		return

@@ -81,7 +81,7 @@ func TestServeOneReadingAndReferenceHandshake(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("audit query: %v %s", err, out.String())
 	}
-	var handshake, rejected bool
+	var handshake, rejected, ended bool
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var r struct {
 			SessionID string          `json:"session_id"`
@@ -94,6 +94,8 @@ func TestServeOneReadingAndReferenceHandshake(t *testing.T) {
 			t.Fatalf("audit line %s: %v", line, err)
 		}
 		switch {
+		case r.EventType == "connection_ended":
+			ended = r.SessionID == "unix-1" && strings.Contains(string(r.Event), `"connection":"closed"`)
 		case r.EventType == "handshake":
 			handshake = r.SessionID == "unix-1" && strings.Contains(string(r.Event), `"defaulted":["session_id","agent_id"]`) &&
 				strings.Contains(string(r.Event), `"payload":{"agent_info":{"framework":"a3s-code","version":"1.0.0","capabilities":[]},"protocol_version":"2.0"}`)
@@ -103,7 +105,7 @@ func TestServeOneReadingAndReferenceHandshake(t *testing.T) {
 			t.Fatalf("a refused message reached the audit log as decided: %s", line)
 		}
 	}
-	if !handshake || !rejected {
-		t.Fatalf("handshake recorded %v, refused notification recorded %v:\n%s", handshake, rejected, out.String())
+	if !handshake || !rejected || !ended {
+		t.Fatalf("handshake recorded %v, refused notification recorded %v, end of the connection recorded %v:\n%s", handshake, rejected, ended, out.String())
 	}
 }
