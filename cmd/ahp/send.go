@@ -112,23 +112,13 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 	if !json.Valid([]byte(payload)) {
 		return exitWith(exitFail, "PAYLOAD_JSON is not valid JSON")
 	}
-	if err := finishDialFlags(&o.dial); err != nil {
-		return exitWith(exitFail, err.Error())
-	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
-	o.dial.Timeout = o.timeout
-	c, err := client.DialAny(ctx, addrs, o.dial, client.Options{
-		Timeout: o.timeout, FailMode: client.FailError,
-		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
-	})
+	c, err := o.dialHarness(ctx, addrs)
 	if err != nil {
-		return exitWith(exitFail, err.Error())
+		return err
 	}
 	defer c.Close()
-	if _, err := c.Handshake(ctx); err != nil {
-		return exitWith(exitFail, "handshake: "+err.Error())
-	}
 	ev, err := c.NewEvent(t, json.RawMessage(payload))
 	if err != nil {
 		return exitWith(exitFail, err.Error())
@@ -179,6 +169,27 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 }
 
 // typedExit maps a typed decision to an exit code by its tag.
+// dialHarness dials the first harness of addrs that answers (failing over to
+// the next ones) and performs the handshake. Its errors are exit errors.
+func (o *sendOptions) dialHarness(ctx context.Context, addrs []string) (*client.Failover, error) {
+	if err := finishDialFlags(&o.dial); err != nil {
+		return nil, exitWith(exitFail, err.Error())
+	}
+	o.dial.Timeout = o.timeout
+	c, err := client.DialAny(ctx, addrs, o.dial, client.Options{
+		Timeout: o.timeout, FailMode: client.FailError,
+		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
+	})
+	if err != nil {
+		return nil, exitWith(exitFail, err.Error())
+	}
+	if _, err := c.Handshake(ctx); err != nil {
+		_ = c.Close()
+		return nil, exitWith(exitFail, "handshake: "+err.Error())
+	}
+	return c, nil
+}
+
 func typedExit(raw json.RawMessage) error {
 	var tag struct {
 		Decision string `json:"decision"`

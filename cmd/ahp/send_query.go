@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-go/ahp/client"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -42,23 +41,13 @@ func runSendQuery(cmd *cobra.Command, o *sendOptions, args []string) error {
 	if !json.Valid([]byte(payload)) {
 		return exitWith(exitFail, "PAYLOAD_JSON is not valid JSON")
 	}
-	if err := finishDialFlags(&o.dial); err != nil {
-		return exitWith(exitFail, err.Error())
-	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
-	o.dial.Timeout = o.timeout
-	c, err := client.DialAny(ctx, addrs, o.dial, client.Options{
-		Timeout: o.timeout, FailMode: client.FailError,
-		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
-	})
+	c, err := o.dialHarness(ctx, addrs)
 	if err != nil {
-		return exitWith(exitFail, err.Error())
+		return err
 	}
 	defer c.Close()
-	if _, err := c.Handshake(ctx); err != nil {
-		return exitWith(exitFail, "handshake: "+err.Error())
-	}
 	qr, err := c.Query(ctx, queryType, json.RawMessage(payload))
 	if err != nil {
 		return exitWith(exitFail, err.Error())
