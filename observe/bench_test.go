@@ -34,3 +34,32 @@ func BenchmarkRecordedNoObservers(b *testing.B) {
 		h.Recorded(&rec)
 	}
 }
+
+// readEventFields reads what encoding/json would, for stored events of the
+// shapes the harness writes (and PostgreSQL's jsonb spacing).
+func TestReadEventFieldsAgreesWithEncodingJSON(t *testing.T) {
+	type want struct {
+		Depth   uint32 `json:"depth"`
+		Payload struct {
+			ToolName  string `json:"tool_name"`
+			RunID     string `json:"run_id"`
+			AgentInfo struct {
+				Framework string `json:"framework"`
+			} `json:"agent_info"`
+		} `json:"payload"`
+	}
+	for _, ev := range []string{
+		`{"event_type":"pre_action","session_id":"s","agent_id":"a","timestamp":"t","depth":3,"payload":{"tool_name":"b\u0061sh","arguments":{"tool_name":"inner"}}}`,
+		`{"event_type": "run_lifecycle", "depth": 0, "payload": {"run_id": "r-1", "status": "planning"}}`,
+		`{"event_type":"handshake","depth":0,"payload":{"agent_info":{"framework":"a3s-code","version":"1"},"protocol_version":"2.0"}}`,
+		`{"event_type":"post_action","depth":1,"payload":"not an object"}`,
+		`{"depth":4294967295,"payload":{"tool_name":7}}`,
+	} {
+		var w want
+		_ = json.Unmarshal([]byte(ev), &w)
+		got := readEventFields([]byte(ev))
+		if got.Depth != w.Depth || got.ToolName != w.Payload.ToolName || got.RunID != w.Payload.RunID || got.Framework != w.Payload.AgentInfo.Framework {
+			t.Errorf("%s: got %+v, encoding/json %+v", ev, got, w)
+		}
+	}
+}

@@ -2,9 +2,11 @@ package observe
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"time"
 
+	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/store"
 )
 
@@ -44,14 +46,48 @@ type Entry struct {
 
 // eventFields are the parts of an event JSON an entry shows.
 type eventFields struct {
-	Depth   uint32 `json:"depth"`
-	Payload struct {
-		ToolName  string `json:"tool_name"`
-		RunID     string `json:"run_id"`
-		AgentInfo struct {
-			Framework string `json:"framework"`
-		} `json:"agent_info"`
-	} `json:"payload"`
+	Depth     uint32
+	ToolName  string
+	RunID     string
+	Framework string
+}
+
+// readEventFields takes the fields the timeline shows from a stored event
+// with one scan and no decoding of the rest (the record is the harness's
+// own, well-formed JSON; anything unexpected leaves a field empty).
+func readEventFields(ev []byte) (f eventFields) {
+	_ = jsonscan.ObjectValid(ev, func(k, v []byte) error {
+		switch string(k) {
+		case "depth":
+			if n, ok := jsonscan.Uint(v, math.MaxUint32); ok {
+				f.Depth = uint32(n)
+			}
+		case "payload":
+			if jsonscan.Kind(v) != '{' {
+				return nil
+			}
+			_ = jsonscan.ObjectValid(v, func(pk, pv []byte) error {
+				switch string(pk) {
+				case "tool_name":
+					f.ToolName, _ = jsonscan.String(pv)
+				case "run_id":
+					f.RunID, _ = jsonscan.String(pv)
+				case "agent_info":
+					if jsonscan.Kind(pv) == '{' {
+						_ = jsonscan.ObjectValid(pv, func(ak, av []byte) error {
+							if string(ak) == "framework" {
+								f.Framework, _ = jsonscan.String(av)
+							}
+							return nil
+						})
+					}
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	return f
 }
 
 // entryOf builds the timeline entry of an audit record.
@@ -64,9 +100,9 @@ func entryOf(rec *store.AuditRecord) Entry {
 	if rec.Outcome == "rejected" {
 		e.Reason = rec.Error
 	}
-	var ef eventFields
-	if len(rec.Event) > 0 && json.Unmarshal(rec.Event, &ef) == nil {
-		e.Depth, e.ToolName, e.RunID, e.Framework = ef.Depth, ef.Payload.ToolName, ef.Payload.RunID, ef.Payload.AgentInfo.Framework
+	if len(rec.Event) > 0 && jsonscan.Kind(rec.Event) == '{' {
+		ef := readEventFields(rec.Event)
+		e.Depth, e.ToolName, e.RunID, e.Framework = ef.Depth, ef.ToolName, ef.RunID, ef.Framework
 	}
 	if len(rec.Event) <= maxEventBytes {
 		e.Event = rec.Event
