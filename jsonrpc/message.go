@@ -176,7 +176,9 @@ func Decode(b []byte) (Message, error) {
 // is a Parse error (-32700), with the id only when the id itself is not
 // in doubt.
 func profileError(m *Message, prob *jsonscan.ProfileError, hasMethod bool) *DecodeError {
-	idOK := m.ID != nil && len(prob.Path) > 0 && prob.Path[0] != "id"
+	// The scan reports the first problem only: the id itself must pass the
+	// profile too before it is echoed (say a number beyond a double).
+	idOK := m.ID != nil && len(prob.Path) > 0 && prob.Path[0] != "id" && jsonscan.Check(m.ID) == nil
 	switch jsonscan.Kind(m.ID) {
 	case '"', '0', 'n':
 	default:
