@@ -254,6 +254,12 @@ function bars(canvas, labels, values, colorOf) {
   });
 }
 
+// shortRule keeps what tells rules apart: a pack's rule ids share their
+// prefix ("destructive_shell."), so a long id shows its end.
+function shortRule(id) {
+  return id.length <= 22 ? id : '…' + id.slice(-21);
+}
+
 function renderCharts() {
   const st = state.stats;
   if (!st) return;
@@ -264,7 +270,7 @@ function renderCharts() {
   const lat = st.latencyBoundsMs.map((b) => '≤' + b + 'ms').concat(['more']);
   bars($('#chart-latency'), lat, st.latencyCounts, () => '#5c6bc0');
   const rules = Object.entries(st.blocksByRule).sort((a, b) => b[1] - a[1]).slice(0, 12);
-  bars($('#chart-blocks'), rules.map((r) => r[0].slice(0, 18)), rules.map((r) => r[1]), () => '#c62828');
+  bars($('#chart-blocks'), rules.map((r) => shortRule(r[0])), rules.map((r) => r[1]), () => '#c62828');
 }
 
 document.addEventListener('DOMContentLoaded', () => {
