@@ -9,9 +9,12 @@ import (
 // agent: question forms, imperatives, polite prefixes, contractions,
 // quoted and backticked names, trailing punctuation. Each names the intent
 // and the target a careful reader would extract.
-var corpus = []struct {
+// corpusCase is one prompt of an accuracy corpus and what it must give.
+type corpusCase struct {
 	prompt, intent, name, typ string
-}{
+}
+
+var corpus = []corpusCase{
 	// recognize
 	{"What kind of file is main.pb.go?", "recognize", "main.pb.go", TargetFile},
 	{"Can you identify the format of testdata/events.bin?", "recognize", "testdata/events.bin", TargetFile},
@@ -145,15 +148,28 @@ const (
 // reports them; it fails when either falls below its floor, or when the
 // corpus stops covering every intent with several phrasings.
 func TestCorpusAccuracy(t *testing.T) {
+	scoreCorpus(t, "", corpus, "en", minIntentAccuracy, minTargetAccuracy, nil)
+}
+
+// scoreCorpus runs Detect on every case with the language hint, logs the
+// misses and the accuracy figures (prefixed with label), and fails when
+// either figure falls below its floor, when the corpus has fewer than 40
+// prompts or fewer than 5 for an intent. check, when set, adds per-case
+// assertions.
+func scoreCorpus(t *testing.T, label string, cases []corpusCase, hint string, minIntent, minTarget float64, check func(corpusCase, Result)) {
+	t.Helper()
 	perIntent := map[string]int{}
 	intentOK, targetOK := 0, 0
-	for _, c := range corpus {
+	for _, c := range cases {
 		perIntent[c.intent]++
-		r := Detect(c.prompt, "en")
+		r := Detect(c.prompt, hint)
+		if check != nil {
+			check(c, r)
+		}
 		if r.Intent == c.intent {
 			intentOK++
 		} else {
-			t.Logf("intent miss: %q: got %s, want %s", c.prompt, r.Intent, c.intent)
+			t.Logf("intent miss: %q: got %s (%q), want %s", c.prompt, r.Intent, r.Trigger, c.intent)
 		}
 		if r.Target == (Target{Name: c.name, Type: c.typ}) {
 			targetOK++
@@ -166,18 +182,18 @@ func TestCorpusAccuracy(t *testing.T) {
 			t.Errorf("corpus has %d prompts for %s; want at least 5", perIntent[in], in)
 		}
 	}
-	n := float64(len(corpus))
+	n := float64(len(cases))
 	ia, ta := float64(intentOK)/n, float64(targetOK)/n
-	t.Logf("intent accuracy %d/%d = %.1f%%, target accuracy (name and type) %d/%d = %.1f%%",
-		intentOK, len(corpus), 100*ia, targetOK, len(corpus), 100*ta)
-	if len(corpus) < 40 {
-		t.Errorf("corpus has %d prompts; want at least 40", len(corpus))
+	t.Logf("%sintent accuracy %d/%d = %.1f%%, target accuracy (name and type) %d/%d = %.1f%%",
+		label, intentOK, len(cases), 100*ia, targetOK, len(cases), 100*ta)
+	if len(cases) < 40 {
+		t.Errorf("corpus has %d prompts; want at least 40", len(cases))
 	}
-	if ia < minIntentAccuracy {
-		t.Errorf("intent accuracy %.3f below the floor %.2f", ia, minIntentAccuracy)
+	if ia < minIntent {
+		t.Errorf("intent accuracy %.3f below the floor %.2f", ia, minIntent)
 	}
-	if ta < minTargetAccuracy {
-		t.Errorf("target accuracy %.3f below the floor %.2f", ta, minTargetAccuracy)
+	if ta < minTarget {
+		t.Errorf("target accuracy %.3f below the floor %.2f", ta, minTarget)
 	}
 }
 

@@ -7,9 +7,7 @@ import "testing"
 // names in backticks or 「」, identifiers and paths in Latin letters
 // inside Chinese sentences. Each names the intent and the target a
 // careful reader would extract.
-var corpusZH = []struct {
-	prompt, intent, name, typ string
-}{
+var corpusZH = []corpusCase{
 	// recognize
 	{"这是什么错误：ECONNRESET？", "recognize", "ECONNRESET", TargetConcept},
 	{"帮我识别一下这个日志格式", "recognize", "日志格式", TargetConcept},
@@ -105,44 +103,12 @@ const (
 // TestCorpusAccuracyZH measures the Chinese table on corpusZH, without a
 // language hint (the script picks the table), and reports the figures.
 func TestCorpusAccuracyZH(t *testing.T) {
-	perIntent := map[string]int{}
-	intentOK, targetOK := 0, 0
-	for _, c := range corpusZH {
-		perIntent[c.intent]++
-		r := Detect(c.prompt, "")
+	scoreCorpus(t, "Chinese: ", corpusZH, "", minIntentAccuracyZH, minTargetAccuracyZH, func(c corpusCase, r Result) {
 		if r.Language != "zh" {
 			t.Errorf("%q: read with table %q", c.prompt, r.Language)
 		}
 		if r.Trigger != "" && r.Target.Name == r.Trigger {
 			t.Errorf("%q: target is the trigger %q", c.prompt, r.Trigger)
 		}
-		if r.Intent == c.intent {
-			intentOK++
-		} else {
-			t.Logf("intent miss: %q: got %s (%q), want %s", c.prompt, r.Intent, r.Trigger, c.intent)
-		}
-		if r.Target == (Target{Name: c.name, Type: c.typ}) {
-			targetOK++
-		} else {
-			t.Logf("target miss: %q: got %q (%s), want %q (%s)", c.prompt, r.Target.Name, r.Target.Type, c.name, c.typ)
-		}
-	}
-	for _, in := range Intents() {
-		if perIntent[in] < 5 {
-			t.Errorf("corpus has %d prompts for %s; want at least 5", perIntent[in], in)
-		}
-	}
-	n := float64(len(corpusZH))
-	ia, ta := float64(intentOK)/n, float64(targetOK)/n
-	t.Logf("Chinese: intent accuracy %d/%d = %.1f%%, target accuracy (name and type) %d/%d = %.1f%%",
-		intentOK, len(corpusZH), 100*ia, targetOK, len(corpusZH), 100*ta)
-	if len(corpusZH) < 40 {
-		t.Errorf("corpus has %d prompts; want at least 40", len(corpusZH))
-	}
-	if ia < minIntentAccuracyZH {
-		t.Errorf("intent accuracy %.3f below the floor %.2f", ia, minIntentAccuracyZH)
-	}
-	if ta < minTargetAccuracyZH {
-		t.Errorf("target accuracy %.3f below the floor %.2f", ta, minTargetAccuracyZH)
-	}
+	})
 }
