@@ -62,6 +62,9 @@ func apply(rec *Record, ev *protocol.Event, s *snapshot) (Outcome, error) {
 	if rec.AgentID == "" {
 		rec.AgentID = ev.AgentID
 	}
+	// An event of the run's session, whatever becomes of it, says the
+	// agent is connected again.
+	rec.Connection = nil
 
 	cur := rec.cursor(s.kind)
 	if s.digest == cur.Digest || s.digest == cur.Last {

@@ -25,6 +25,11 @@ type Record struct {
 	// every lifecycle snapshot refused (illegal or out of order). The
 	// oldest entries are dropped beyond MaxTimeline.
 	Timeline []Transition `json:"timeline"`
+	// Connection, when set, says that the agent connection of the run's
+	// session ended while the run was open (closed by the agent, or lost)
+	// and that no run event of the session has arrived since. It says
+	// nothing of the run's outcome: Status is unchanged.
+	Connection *ConnectionEnd `json:"connection_ended,omitempty"`
 	// Tasks is the latest applied task list, as sent.
 	Tasks          []protocol.TaskItem `json:"tasks"`
 	TasksUpdatedAt time.Time           `json:"tasks_updated_at,omitzero"`
@@ -98,6 +103,10 @@ const (
 	FlagSessionMismatch = "session_mismatch"
 	// FlagDescriptorChanged: the descriptor hash changed during the run.
 	FlagDescriptorChanged = "descriptor_changed"
+	// FlagConnectionLost: the agent connection of the run's session was
+	// lost (not closed) while the run was open. The flag stays after the
+	// agent comes back; Record.Connection says whether it is still away.
+	FlagConnectionLost = "connection_lost"
 	// FlagTruncated: the record was too large to store whole; evidence,
 	// artifacts and metadata (and then tasks or checks) were dropped.
 	FlagTruncated = "truncated"

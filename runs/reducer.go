@@ -118,8 +118,14 @@ func (r *Reducer) observe(ctx context.Context, ev *protocol.Event, s *snapshot, 
 	if err := r.st.AppendEvent(ctx, &re); err != nil {
 		return "", fmt.Errorf("runs: append event of run %s: %w", clip(s.runID, maxIDInTexts), err)
 	}
+	return r.commit(ctx, s.runID, func(rec *Record) (Outcome, error) { return apply(rec, ev, s) }, desc)
+}
+
+// commit updates the record of runID with fn, retrying when the store
+// reports store.ErrConflict; the run's lock must be held.
+func (r *Reducer) commit(ctx context.Context, runID string, fn func(*Record) (Outcome, error), desc *DescriptorRef) (Outcome, error) {
 	for attempt := 1; ; attempt++ {
-		out, err := r.update(ctx, ev, s, desc)
+		out, err := r.update(ctx, runID, fn, desc)
 		if !errors.Is(err, store.ErrConflict) || attempt >= r.opts.MaxAttempts {
 			return out, err
 		}
@@ -131,40 +137,41 @@ func (r *Reducer) observe(ctx context.Context, ev *protocol.Event, s *snapshot, 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return "", fmt.Errorf("runs: update run %s: %w", clip(s.runID, maxIDInTexts), ctx.Err())
+			return "", fmt.Errorf("runs: update run %s: %w", clip(runID, maxIDInTexts), ctx.Err())
 		case <-t.C:
 		}
 	}
 }
 
-// update is one read-modify-write of the record of s's run.
-func (r *Reducer) update(ctx context.Context, ev *protocol.Event, s *snapshot, desc *DescriptorRef) (Outcome, error) {
+// update is one read-modify-write of the record of runID: it applies fn to
+// the stored record (a new one when there is none).
+func (r *Reducer) update(ctx context.Context, runID string, fn func(*Record) (Outcome, error), desc *DescriptorRef) (Outcome, error) {
 	var (
 		rec     *Record
 		version int64
 		out     Outcome
 	)
-	rr, err := r.st.Get(ctx, s.runID)
+	rr, err := r.st.Get(ctx, runID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		rec = new(Record)
 	case err != nil:
-		return "", fmt.Errorf("runs: read run %s: %w", clip(s.runID, maxIDInTexts), err)
+		return "", fmt.Errorf("runs: read run %s: %w", clip(runID, maxIDInTexts), err)
 	default:
 		version = rr.Version
 		rec, err = Decode(rr)
 		if err != nil {
 			// An unreadable record (damaged, or written by an incompatible
 			// version) is rebuilt from the events, this one included.
-			r.log.Warn("rebuilding run record from its events", "run_id", clip(s.runID, maxIDInTexts), "err", err)
-			rec, out, err = replay(ctx, r.st, s.runID)
+			r.log.Warn("rebuilding run record from its events", "run_id", clip(runID, maxIDInTexts), "err", err)
+			rec, out, err = replay(ctx, r.st, runID)
 			if err != nil {
 				return "", err
 			}
 		}
 	}
 	if out == "" {
-		if out, err = apply(rec, ev, s); err != nil {
+		if out, err = fn(rec); err != nil {
 			return "", err
 		}
 	}
@@ -178,7 +185,7 @@ func (r *Reducer) update(ctx context.Context, ev *protocol.Event, s *snapshot, d
 		return "", err
 	}
 	if err := r.st.Put(ctx, &sr); err != nil {
-		return "", fmt.Errorf("runs: write run %s: %w", clip(s.runID, maxIDInTexts), err)
+		return "", fmt.Errorf("runs: write run %s: %w", clip(runID, maxIDInTexts), err)
 	}
 	return out, nil
 }

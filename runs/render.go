@@ -17,7 +17,8 @@ const (
 )
 
 // WriteTable prints recs as a table for humans: one line per run with its
-// status, tasks done/total, checks passed/total, flag kinds and updated_at.
+// status (followed by "(connection closed)" or "(connection lost)" while
+// the agent is away, see Record.Connection), tasks done/total, checks passed/total, flag kinds and updated_at.
 func WriteTable(w io.Writer, recs []*Record) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tSESSION\tSTATUS\tTASKS\tCHECKS\tFLAGS\tUPDATED")
@@ -30,7 +31,7 @@ func WriteTable(w io.Writer, recs []*Record) error {
 			flags = "⚠ " + strings.Join(r.FlagKinds, ",")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", clean(r.RunID, maxIDText), clean(r.SessionID, maxIDText),
-			orDash(string(r.Status)), tasks, checks, flags, orDash(when(r.UpdatedAt)))
+			statusText(r), tasks, checks, flags, orDash(when(r.UpdatedAt)))
 	}
 	return tw.Flush()
 }
@@ -39,7 +40,7 @@ func WriteTable(w io.Writer, recs []*Record) error {
 // timeline (⚠ on refused transitions), tasks with their evidence and
 // artifacts, verification checks, residual risks and flags.
 func WriteTree(w io.Writer, r *Record) error {
-	root := &node{text: fmt.Sprintf("run %s  %s", clean(r.RunID, maxIDText), orDash(string(r.Status)))}
+	root := &node{text: fmt.Sprintf("run %s  %s", clean(r.RunID, maxIDText), statusText(r))}
 	header(root, r)
 	timeline(root, r)
 	tasks(root, r)
@@ -63,6 +64,16 @@ func header(root *node, r *Record) {
 	field("prompt", clean(r.Prompt, maxLineText))
 	field("result", clean(r.ResultSummary, maxLineText))
 	field("error", clean(r.Error, maxLineText))
+	if c := r.Connection; c != nil {
+		line := fmt.Sprintf("%s (event #%d)", clean(c.How, maxIDText), c.Seq)
+		if !c.At.IsZero() {
+			line += " at " + when(c.At)
+		}
+		if c.Error != "" {
+			line += ": " + clean(c.Error, maxLineText)
+		}
+		field("connection", line+"; no event from the agent since")
+	}
 	if d := r.Descriptor; d != nil {
 		field("descriptor", strings.TrimSpace(fmt.Sprintf("%s %s (%s)", clean(d.Name, maxIDText), clean(d.Version, maxIDText), clean(d.Hash, maxIDText))))
 	}
@@ -217,6 +228,16 @@ func flags(root *node, r *Record) {
 			k.add(clean(f.Detail, maxDetail))
 		}
 	}
+}
+
+// statusText is the run's status, with how its agent's connection ended
+// while no event of its session has arrived since.
+func statusText(r *Record) string {
+	s := orDash(string(r.Status))
+	if c := r.Connection; c != nil {
+		s += " (connection " + clean(c.How, maxIDText) + ")"
+	}
+	return s
 }
 
 func mark(m string) string {

@@ -35,11 +35,7 @@ func replay(ctx context.Context, st store.Runs, runID string) (*Record, Outcome,
 			return nil, "", fmt.Errorf("runs: events of run %s: %w", clip(runID, maxIDInTexts), err)
 		}
 		for i := range evs {
-			var ev protocol.Event
-			if err := json.Unmarshal(evs[i].Payload, &ev); err != nil {
-				return nil, "", fmt.Errorf("runs: run %s event %d: %w", clip(runID, maxIDInTexts), evs[i].ID, err)
-			}
-			if last, err = Apply(rec, &ev); err != nil {
+			if last, err = replayOne(rec, &evs[i]); err != nil {
 				return nil, "", fmt.Errorf("runs: run %s event %d: %w", clip(runID, maxIDInTexts), evs[i].ID, err)
 			}
 			seen = true
@@ -53,6 +49,23 @@ func replay(ctx context.Context, st store.Runs, runID string) (*Record, Outcome,
 		return nil, "", fmt.Errorf("runs: run %s has no events: %w", clip(runID, maxIDInTexts), store.ErrNotFound)
 	}
 	return rec, last, nil
+}
+
+// replayOne applies one stored event: a run contract event envelope, or
+// the harness's own connection_ended.
+func replayOne(rec *Record, re *store.RunEvent) (Outcome, error) {
+	if re.Kind == KindConnectionEnded {
+		e, err := decodeConnectionEnded(re.Payload)
+		if err != nil {
+			return "", err
+		}
+		return ApplyConnectionEnded(rec, e)
+	}
+	var ev protocol.Event
+	if err := json.Unmarshal(re.Payload, &ev); err != nil {
+		return "", err
+	}
+	return Apply(rec, &ev)
 }
 
 // Load returns the stored record of one run; store.ErrNotFound when none.
