@@ -29,7 +29,9 @@ func newRunsCmd() *cobra.Command {
 verification events: each run's status timeline, latest task list with its
 evidence and artifacts, verification checks, residual risks, and the
 anomalies flagged on the way (illegal transitions, out-of-order, duplicate
-or conflicting snapshots).
+or conflicting snapshots, a lost agent connection). A run whose agent's
+connection ended while it was open shows "(connection closed)" or
+"(connection lost)" after its status until the agent reports again.
 
 These commands read <data-dir>/ahp.db directly, read-only; they work while
 the harness runs. The rules are in docs/runs.md.`,

@@ -127,3 +127,44 @@ func TestRunsList(t *testing.T) {
 		t.Error("--status paused accepted")
 	}
 }
+
+// A run whose agent's connection was lost says so in list, show and
+// --json, with its status unchanged; --flagged finds it.
+func TestRunsConnectionLost(t *testing.T) {
+	dir := t.TempDir()
+	db, err := sqlite.Open(t.Context(), filepath.Join(dir, sqlite.FileName), sqlite.Options{Sync: sqlite.SyncNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runs.New(db.Runs(), runs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := runstest.Event(protocol.EventRunLifecycle, map[string]any{
+		"run_id": "run-9", "session_id": runstest.SessionID, "status": "executing", "updated_at": runstest.At(1).Format("2006-01-02T15:04:05Z07:00"),
+	})
+	if err := r.Observe(t.Context(), &ev); err != nil {
+		t.Fatal(err)
+	}
+	end := runs.ConnectionEnd{How: runs.ConnectionLost, Error: "read unix: connection reset by peer", At: runstest.At(2)}
+	if n, err := r.ConnectionEnded(t.Context(), runstest.SessionID, end); n != 1 || err != nil {
+		t.Fatalf("ConnectionEnded = %d, %v", n, err)
+	}
+	db.Close()
+
+	out, err := runAhp(t, "runs", "list", "--flagged", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "run-9  sess-1   executing (connection lost)  0/0    -       ⚠ connection_lost") {
+		t.Errorf("list --flagged: %v\n%s", err, out)
+	}
+	out, err = runAhp(t, "runs", "show", "run-9", "--data-dir", dir)
+	if err != nil || !strings.HasPrefix(out, "run run-9  executing (connection lost)\n") ||
+		!strings.Contains(out, "├─ connection  lost (event #2) at 2026-11-21T10:00:02Z: read unix: connection reset by peer; no event from the agent since\n") {
+		t.Errorf("show: %v\n%s", err, out)
+	}
+	out, err = runAhp(t, "runs", "show", "run-9", "--json", "--data-dir", dir)
+	var rec runs.Record
+	if err != nil || json.Unmarshal([]byte(out), &rec) != nil || rec.Status != "executing" || rec.Connection == nil ||
+		rec.Connection.How != "lost" || !strings.Contains(out, `"connection_ended": {`) {
+		t.Errorf("show --json: %v\n%s", err, out)
+	}
+}
