@@ -19,7 +19,8 @@ const KindConnectionEnded = "connection_ended"
 
 // How a connection ended: the values of ConnectionEnd.How.
 const (
-	// ConnectionClosed: the agent closed its connection.
+	// ConnectionClosed: the agent closed its connection (or the harness
+	// did, stopping).
 	ConnectionClosed = "closed"
 	// ConnectionLost: the transport failed (reset, keep-alive or idle
 	// timeout): the agent vanished without closing.

@@ -16,7 +16,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ahp_runs_events_total",
-			Help: "Run contract events observed, by kind and outcome (applied, duplicate, out_of_order, illegal_transition, rejected, error).",
+			Help: "Run events reduced (run contract events, and the harness's connection_ended), by kind and outcome (applied, duplicate, out_of_order, illegal_transition, rejected, ignored, error).",
 		}, []string{"kind", "outcome"}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ahp_runs_update_conflicts_total",
