@@ -71,7 +71,14 @@ func (cs *connServer) worker(haveTurn bool) {
 				cs.moved = false
 				cs.s.moves.Add(1)
 				cs.live.Add(1)
-				go cs.awaitInput()
+				if w, ok := cs.c.(transport.InputWatcher); ok {
+					// The connection has a reading goroutine of its own:
+					// no goroutine of ours waits, one starts when input
+					// comes.
+					w.WatchInput(cs.wake)
+				} else {
+					go cs.awaitInput()
+				}
 			}
 			return
 		}
@@ -104,6 +111,10 @@ func (cs *connServer) awaitInput() {
 	_ = cs.ri.WaitInput() // an error is seen again by the read
 	cs.worker(true)
 }
+
+// wake starts a reader for a quiet connection whose input came (see
+// transport.InputWatcher).
+func (cs *connServer) wake() { go cs.worker(true) }
 
 // handoffDelay is how long a worker answering a request keeps the reading
 // turn when no more input is waiting, before handing it on. Most decisions

@@ -52,6 +52,18 @@ type ReadInterrupter interface {
 	WaitInput() error
 }
 
+// InputWatcher may be implemented by a ReadInterrupter whose input is
+// read by a goroutine the connection has anyway (a gRPC stream's handler
+// reads it): instead of a goroutine of the server waiting for the input of
+// a quiet connection, the connection calls back when it arrives.
+type InputWatcher interface {
+	// WatchInput arranges for f to be called once, on the connection's own
+	// reading goroutine or at once, when a message is ready to be read or
+	// the input has ended. Nobody reads the connection until then. f must
+	// not block.
+	WatchInput(f func())
+}
+
 // Listener accepts connections for a server.
 type Listener interface {
 	// Accept waits for the next connection. After Close it returns ErrClosed.

@@ -62,6 +62,13 @@ type StreamOptions struct {
 	Abort func()
 	// Info describes the connection (Transport defaults to "grpc").
 	Info transport.Info
+	// Pumped says that the stream is read by Pump, on a goroutine the
+	// caller has anyway (a server's stream handler), and ReadMessage takes
+	// what Pump received. The Conn then implements transport.InputWatcher
+	// for real: a server keeps no goroutine of its own waiting on a quiet
+	// stream. Abort must then make a blocked RecvMsg return (by cancelling
+	// the stream's context), since Pump's goroutine cannot return first.
+	Pumped bool
 }
 
 // Conn is a transport.Conn over a Harness Stream RPC.
@@ -77,6 +84,35 @@ type Conn struct {
 	timedOut  atomic.Bool
 	abortOnce sync.Once
 	aborted   chan struct{}
+
+	in *inbox // what Pump received, when Pumped
+}
+
+// inbox holds the one message Pump received and the reader has not taken
+// yet. Pump waits for the slot to be free before it receives the next, so
+// an agent that sends faster than its requests are answered meets gRPC
+// flow control, as when the reader receives directly.
+//
+// Handing each message from Pump's goroutine to the reader costs a
+// goroutine wake-up, which a busy stream would pay on every message. So
+// while messages come quickly, the reader receives directly (direct is
+// set, Pump waits on resume), and once it waited long for one, Pump
+// receives again: a stream goes quiet in Pump's hands, but may also stay
+// quiet in the reader's after a burst, until its next message.
+type inbox struct {
+	mu     sync.Mutex
+	direct bool          // the reader receives; Pump waits on resume
+	resume chan struct{} // Pump receives again (capacity 1)
+
+	msg   []byte
+	merr  error  // instead of msg: the refusal of an oversized message
+	has   bool   // msg or merr is there to take
+	err   error  // how the input ended, once it has
+	watch func() // called when a message or the end arrives
+
+	ready     chan struct{} // a message or the end arrived (capacity 1)
+	space     chan struct{} // the slot was emptied (capacity 1)
+	interrupt chan struct{} // InterruptRead was called (capacity 1)
 }
 
 // NewConn returns a Conn over s.
@@ -91,6 +127,9 @@ func NewConn(s Stream, opts StreamOptions) *Conn {
 		opts.Info.Transport = "grpc"
 	}
 	c := &Conn{s: s, opts: opts, aborted: make(chan struct{})}
+	if opts.Pumped {
+		c.in = &inbox{ready: make(chan struct{}, 1), space: make(chan struct{}, 1), interrupt: make(chan struct{}, 1), resume: make(chan struct{}, 1)}
+	}
 	sends.add(c)
 	return c
 }
@@ -119,6 +158,14 @@ func (c *Conn) abort() {
 // the peer ended the stream normally. ctx is not consulted while waiting:
 // Close unblocks it.
 func (c *Conn) ReadMessage(context.Context) ([]byte, error) {
+	if c.in != nil {
+		return c.take()
+	}
+	return c.receive()
+}
+
+// receive receives the next Message on the stream.
+func (c *Conn) receive() ([]byte, error) {
 	err := c.s.RecvMsg(&c.rmsg)
 	if err != nil {
 		switch {
@@ -137,6 +184,243 @@ func (c *Conn) ReadMessage(context.Context) ([]byte, error) {
 		return nil, &transport.TooLargeError{Limit: c.opts.MaxMessageBytes, Skipped: true}
 	}
 	return b, nil
+}
+
+// Pump receives the stream's messages for ReadMessage until the input
+// ends, the stream is aborted or a message is refused for its size, and
+// returns how it ended (io.EOF when the peer ended the stream). Only for
+// a Conn made with StreamOptions.Pumped; call it once.
+func (c *Conn) Pump() error {
+	in := c.in
+	quick := 0 // messages in a row that came within quickWait
+	for {
+		in.mu.Lock()
+		direct, ended := in.direct, in.err
+		in.mu.Unlock()
+		if ended != nil {
+			return ended
+		}
+		if direct {
+			select {
+			case <-in.resume:
+			case <-c.aborted:
+				return transport.ErrClosed
+			}
+			continue
+		}
+		start := time.Now()
+		b, err := c.receive()
+		if time.Since(start) < quickWait {
+			quick++
+		} else {
+			quick = 0
+		}
+		var tl *transport.TooLargeError
+		if err != nil && errors.As(err, &tl) && tl.Skipped {
+			err = nil // told to the reader; the stream goes on
+		}
+		if err != nil {
+			in.end(err)
+			return err
+		}
+		toReader := quick >= quickMessages
+		if toReader {
+			quick = 0
+		}
+		if !in.put(b, tl, toReader, c.aborted) {
+			return transport.ErrClosed
+		}
+	}
+}
+
+// When Pump received quickMessages messages in a row each within
+// quickWait, the reader receives the next ones itself; when the reader
+// waited slowWait or more for one, Pump receives again.
+const (
+	quickWait     = time.Millisecond
+	quickMessages = 2
+	slowWait      = 50 * time.Millisecond
+)
+
+// put hands a message (or the refusal of an oversized one) to the reader,
+// first waiting until the previous one was taken. toReader makes the
+// reader receive the next messages itself.
+func (in *inbox) put(b []byte, tl *transport.TooLargeError, toReader bool, aborted <-chan struct{}) bool {
+	in.mu.Lock()
+	for in.has {
+		in.mu.Unlock()
+		select {
+		case <-in.space:
+		case <-aborted:
+			return false
+		}
+		in.mu.Lock()
+	}
+	in.msg, in.merr, in.has = b, nil, true
+	in.direct = toReader
+	if tl != nil {
+		in.msg, in.merr = nil, tl
+	}
+	f := in.watch
+	in.watch = nil
+	in.mu.Unlock()
+	in.signal()
+	if f != nil {
+		f()
+	}
+	return true
+}
+
+// end records how the input ended and tells the reader.
+func (in *inbox) end(err error) {
+	in.mu.Lock()
+	if in.err == nil {
+		in.err = err
+	}
+	f := in.watch
+	in.watch = nil
+	in.mu.Unlock()
+	in.signal()
+	if f != nil {
+		f()
+	}
+}
+
+func (in *inbox) signal() {
+	select {
+	case in.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what Pump received: the next message, the refusal of an
+// oversized one, or how the input ended.
+func (c *Conn) take() ([]byte, error) {
+	in := c.in
+	for {
+		in.mu.Lock()
+		if in.has {
+			b, err := in.msg, in.merr
+			in.msg, in.merr, in.has = nil, nil, false
+			in.mu.Unlock()
+			select {
+			case in.space <- struct{}{}:
+			default:
+			}
+			return b, err
+		}
+		if err := in.err; err != nil {
+			in.mu.Unlock()
+			return nil, c.ended(err)
+		}
+		if in.direct {
+			in.mu.Unlock()
+			return c.receiveDirect()
+		}
+		in.mu.Unlock()
+		select {
+		case <-in.ready:
+		case <-in.interrupt:
+			return nil, transport.ErrReadInterrupted
+		case <-c.aborted:
+			return nil, transport.ErrClosed
+		}
+	}
+}
+
+// receiveDirect receives on the reader's goroutine while messages come
+// quickly (see inbox), and gives receiving back to Pump after a long wait
+// or at the end of the input.
+func (c *Conn) receiveDirect() ([]byte, error) {
+	in := c.in
+	start := time.Now()
+	b, err := c.receive()
+	var tl *transport.TooLargeError
+	skipped := err != nil && errors.As(err, &tl) && tl.Skipped
+	if err == nil && time.Since(start) < slowWait || skipped {
+		return b, err
+	}
+	in.mu.Lock()
+	in.direct = false
+	if err != nil && in.err == nil {
+		in.err = err
+	}
+	in.mu.Unlock()
+	select {
+	case in.resume <- struct{}{}:
+	default:
+	}
+	return b, err
+}
+
+// ended is the error a reader gets for the end of a pumped stream.
+func (c *Conn) ended(err error) error {
+	if c.closed.Load() {
+		return transport.ErrClosed
+	}
+	return err
+}
+
+// InterruptRead makes a ReadMessage waiting for input return
+// transport.ErrReadInterrupted (see transport.ReadInterrupter); it does
+// nothing unless the Conn is Pumped.
+func (c *Conn) InterruptRead() {
+	in := c.in
+	if in == nil {
+		return
+	}
+	in.mu.Lock()
+	direct := in.direct
+	in.mu.Unlock()
+	if direct {
+		return // the reader is in a receive, which cannot be interrupted
+	}
+	select {
+	case in.interrupt <- struct{}{}:
+	default:
+	}
+}
+
+// WaitInput waits until a message or the end of the input is there to be
+// read (at once unless the Conn is Pumped).
+func (c *Conn) WaitInput() error {
+	in := c.in
+	if in == nil {
+		return nil
+	}
+	for {
+		in.mu.Lock()
+		ok := in.has || in.err != nil
+		in.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-in.ready:
+			in.signal() // for the read that follows
+		case <-c.aborted:
+			return nil
+		}
+	}
+}
+
+// WatchInput calls f once a message or the end of the input is there to
+// be read: at once if it is, else from Pump (see transport.InputWatcher).
+// Unless the Conn is Pumped it calls f at once.
+func (c *Conn) WatchInput(f func()) {
+	in := c.in
+	if in == nil {
+		f()
+		return
+	}
+	in.mu.Lock()
+	if in.has || in.err != nil {
+		in.mu.Unlock()
+		f()
+		return
+	}
+	in.watch = f
+	in.mu.Unlock()
 }
 
 // WriteMessage sends msg as one Message. ctx is checked first; waiting

@@ -20,6 +20,18 @@ import (
 //
 //	go test -run XXX -bench GRPCStreamPipelined -benchtime 200000x ./transport/grpctransport/grpcserve/
 func BenchmarkGRPCStreamPipelined(b *testing.B) {
+	benchStream(b, 64)
+}
+
+// BenchmarkGRPCStreamSequential is the same with one request in flight:
+// each decision's round trip, as an agent that waits for its answer sees it.
+//
+//	go test -run XXX -bench GRPCStreamSequential -benchtime 20000x ./transport/grpctransport/grpcserve/
+func BenchmarkGRPCStreamSequential(b *testing.B) {
+	benchStream(b, 1)
+}
+
+func benchStream(b *testing.B, inflight int) {
 	for _, mode := range []string{"none", "apikey"} {
 		b.Run(mode, func(b *testing.B) {
 			var a auth.Authenticator = auth.InsecureNoAuth{}
@@ -45,7 +57,7 @@ func BenchmarkGRPCStreamPipelined(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			nettest.Pipelined(b, c, 64)
+			nettest.Pipelined(b, c, inflight)
 		})
 	}
 }

@@ -101,6 +101,8 @@ func NewServer(srv *server.Server, o ServerOptions) (*Server, error) {
 		// Connections read through a pooled buffer (see quietListener), so
 		// gRPC needs none of its own for the life of each connection.
 		grpc.ReadBufferSize(0),
+		// Streams read by their handler's goroutine (see StreamTap).
+		grpc.InTapHandle(StreamTap),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := refusal(ctx, o.Limiter); err != nil {
 				return nil, err

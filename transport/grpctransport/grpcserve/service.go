@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	"github.com/ahp-go/ahp/auth"
 	"github.com/ahp-go/ahp/server"
@@ -65,6 +66,10 @@ type Service struct {
 	stop    context.CancelFunc
 	wg      sync.WaitGroup // ServeConn goroutines, which may outlive their handler
 	streams atomic.Int64
+
+	mu     sync.Mutex
+	closed bool
+	pumped map[*grpctransport.Conn]struct{} // streams read by their handler, for Close
 }
 
 // NewService returns the Harness service for srv.
@@ -102,7 +107,37 @@ func (s *Service) Streams() int { return int(s.streams.Load()) }
 // waits until they are served no more. Later streams are refused.
 func (s *Service) Close() {
 	s.stop()
+	s.mu.Lock()
+	s.closed = true
+	open := make([]*grpctransport.Conn, 0, len(s.pumped))
+	for c := range s.pumped {
+		open = append(open, c)
+	}
+	s.mu.Unlock()
+	for _, c := range open {
+		_ = c.Close()
+	}
 	s.wg.Wait()
+}
+
+// abortKey is the context key under which StreamTap keeps the function
+// that cancels a Stream RPC's context.
+type abortKey struct{}
+
+// StreamTap is the gRPC tap (grpc.InTapHandle) that Server installs: it
+// gives each Stream RPC a context the Service can cancel, which ends the
+// stream even while its handler waits in RecvMsg. With it, the handler's
+// goroutine reads the stream itself and an idle stream keeps no goroutine
+// of the harness waiting; without it (a Service registered on another
+// grpc.Server, or another tap installed), each stream is read by a
+// goroutine of its own. It costs one context per Stream RPC and nothing
+// for other calls.
+func StreamTap(ctx context.Context, info *tap.Info) (context.Context, error) {
+	if info.FullMethodName != ahpv1.Harness_Stream_FullMethodName {
+		return ctx, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return context.WithValue(ctx, abortKey{}, cancel), nil
 }
 
 // Stream serves one agent connection: the messages of the stream go to
@@ -121,6 +156,9 @@ func (s *Service) Stream(stream ahpv1.Harness_StreamServer) error {
 	// Headers tell the client that its credentials were accepted.
 	if err := stream.SendHeader(metadata.Pairs("ahp-principal", info.Principal.ID)); err != nil {
 		return err
+	}
+	if abort, ok := ctx.Value(abortKey{}).(context.CancelFunc); ok {
+		return s.pump(stream, info, abort)
 	}
 	// The handler returning is what ends a gRPC stream, so blocked Send
 	// and Recv calls are released by returning (Abort), not by waiting.
@@ -152,6 +190,55 @@ func (s *Service) Stream(stream ahpv1.Harness_StreamServer) error {
 	case <-release:
 		select {
 		case err := <-done: // ServeConn finished on its own
+			return s.ended(info, c, err)
+		default:
+		}
+		return s.ended(info, c, nil)
+	}
+}
+
+// pump serves a stream whose context StreamTap made cancellable: this
+// handler's goroutine receives the messages (Conn.Pump) and the server's
+// workers take them, so that a quiet stream is waited on by this goroutine
+// alone (see transport.InputWatcher). Abort cancels the stream's context,
+// which makes a blocked receive return.
+func (s *Service) pump(stream ahpv1.Harness_StreamServer, info transport.Info, abort context.CancelFunc) error {
+	c := grpctransport.NewConn(stream, grpctransport.StreamOptions{
+		MaxMessageBytes: s.opts.MaxMessageBytes,
+		WriteTimeout:    s.opts.WriteTimeout,
+		Abort:           abort,
+		Info:            info,
+		Pumped:          true,
+	})
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = c.Close()
+		return status.Error(codes.Unavailable, "ahp: server shutting down")
+	}
+	if s.pumped == nil {
+		s.pumped = map[*grpctransport.Conn]struct{}{}
+	}
+	s.pumped[c] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pumped, c)
+		s.mu.Unlock()
+	}()
+	done := make(chan error, 1)
+	s.wg.Add(1)
+	s.srv.Start(stream.Context(), c, func(err error) {
+		done <- err
+		s.wg.Done()
+	})
+	_ = c.Pump() // how the input ended reaches the server through c
+	select {
+	case err := <-done:
+		return s.ended(info, c, err)
+	case <-c.Aborted():
+		select {
+		case err := <-done: // served to the end already
 			return s.ended(info, c, err)
 		default:
 		}
