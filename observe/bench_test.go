@@ -15,15 +15,7 @@ import (
 // when no observer is connected (the harness calls Recorded on the
 // decision path).
 func BenchmarkRecordedNoObservers(b *testing.B) {
-	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "ahp.db"), sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
-	h, err := New(Options{Store: db, Now: time.Now, RingSize: 4096, IndexSize: 1 << 16})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h := benchHub(b)
 	rec := store.AuditRecord{ID: 1, Time: time.Now(), SessionID: "sess-0001", AgentID: "agent-main", EventType: "pre_action",
 		Blocking: true, Outcome: "allow", PolicyVersion: "sha256:abc", Transport: "unix", Latency: 300 * time.Microsecond,
 		Event:    json.RawMessage(`{"event_type":"pre_action","session_id":"sess-0001","agent_id":"agent-main","timestamp":"2026-11-21T10:00:00.000Z","depth":0,"payload":{"action_type":"tool_call","tool_name":"bash","arguments":{"command":"ls -la /workspace/project"}}}`),
@@ -33,6 +25,35 @@ func BenchmarkRecordedNoObservers(b *testing.B) {
 		rec.ID++
 		h.Recorded(&rec)
 	}
+}
+
+// BenchmarkRecordedConnectionEndedNoObservers is the cost of the record the
+// harness writes when an agent connection ends (once per event for agents
+// that connect per event, like ahp send) when no observer is connected.
+func BenchmarkRecordedConnectionEndedNoObservers(b *testing.B) {
+	h := benchHub(b)
+	rec := store.AuditRecord{ID: 1, Time: time.Now(), SessionID: "sess-0001", EventType: "connection_ended",
+		PolicyVersion: "sha256:abc", Transport: "unix", Principal: "agent-main",
+		Event: json.RawMessage(`{"connection":"closed","session_id":"sess-0001","transport":"unix"}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec.ID++
+		h.Recorded(&rec)
+	}
+}
+
+func benchHub(b *testing.B) *Hub {
+	b.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "ahp.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	h, err := New(Options{Store: db, Now: time.Now, RingSize: 4096, IndexSize: 1 << 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h
 }
 
 // readEventFields reads what encoding/json would, for stored events of the

@@ -118,6 +118,8 @@ type Hub struct {
 	runq chan runReq
 }
 
+// runReq asks the run worker to publish a run record, or every run of
+// the session whose record changed when runID is empty.
 type runReq struct{ sessionID, runID string }
 
 // New returns a Hub. Call Run to publish summaries, statistics and run
@@ -248,6 +250,9 @@ func (h *Hub) Recorded(rec *store.AuditRecord) {
 		ie := indexEntry{kind: ops[i].kind, toolCall: ops[i].toolCall, approved: ops[i].approved, how: ops[i].how,
 			auditID: rec.ID, timeNs: rec.Time.UnixNano(), eventType: rec.EventType}
 		h.publishLocked(s, &ops[i], ie)
+	}
+	if isConnectionEnded(&e) {
+		h.connEndedLocked(s)
 	}
 	h.mu.Unlock()
 	if e.RunID != "" && (e.EventType == "run_lifecycle" || e.EventType == "task_list" || e.EventType == "verification") {
@@ -446,6 +451,10 @@ func (h *Hub) publishStats() {
 }
 
 func (h *Hub) publishRun(ctx context.Context, r runReq) {
+	if r.runID == "" {
+		h.publishSessionRuns(ctx, r.sessionID)
+		return
+	}
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	rec, err := h.o.Store.Runs().Get(rctx, r.runID)
 	cancel()

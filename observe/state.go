@@ -148,6 +148,10 @@ type session struct {
 	pending  map[string]pendingReq // approval id → request
 	runs     map[string]json.RawMessage
 	dirty    bool // summary changed since it was last announced
+	// runsStale: the agent connection ended while nobody watched, so runs
+	// may be older than the store's; the next subscriber has them
+	// republished (see connend.go).
+	runsStale bool
 	// announced holds the tool calls of approvals that were announced
 	// as pending; confirmed those whose confirmation was published.
 	announced map[string]bool

@@ -87,6 +87,11 @@ func (h *Hub) subscribeLocked(o *observer, ch string) {
 		h.subs[ch] = m
 	}
 	m[o] = struct{}{}
+	if id, ok := sessionOf(ch); ok {
+		if s := h.sessions[id]; s != nil && s.runsStale {
+			h.requestRunsLocked(s)
+		}
+	}
 }
 
 // encodeResult returns a JSON-RPC response, or an error response when the
