@@ -195,3 +195,28 @@ func TestStalledReaderDropped(t *testing.T) {
 		t.Fatalf("%d calls reached the handler, want 0", n)
 	}
 }
+
+// TestFourMegabyteMessage: a message just under the default 4 MiB limit
+// passes both ways on a stream, before and after quick small messages
+// (received by the handler's goroutine, then by the server's reader).
+func TestFourMegabyteMessage(t *testing.T) {
+	e := start(t, auth.InsecureNoAuth{}, nil, nil)
+	s, _ := rawStream(t, e)
+	roundTrip := func(id string, pad int) {
+		t.Helper()
+		msg := `{"jsonrpc":"2.0","id":"` + id + `","method":"ping","params":{"pad":"` + strings.Repeat("x", pad) + `"}}`
+		if err := s.Send(&ahpv1.Message{Json: []byte(msg)}); err != nil {
+			t.Fatalf("send %s: %v", id, err)
+		}
+		m, err := s.Recv()
+		if err != nil || !strings.Contains(string(m.GetJson()), `"id":"`+id+`"`) || !strings.Contains(string(m.GetJson()), `"result"`) {
+			t.Fatalf("answer to %s: %.200s %v", id, m.GetJson(), err)
+		}
+	}
+	big := transport.DefaultMaxMessageBytes - 200
+	roundTrip("big1", big)
+	for i := range 20 {
+		roundTrip(fmt.Sprint("small", i), 10)
+	}
+	roundTrip("big2", big)
+}
