@@ -196,11 +196,22 @@ function renderRun(r) {
   ]);
   const checks = ((rec.verification || {}).checks || []).map((c) => el('div', { class: 'check' }, `${c.status === 'passed' ? '✔' : c.status === 'failed' ? '✘' : '·'} ${c.subject}: ${c.status}`));
   return el('div', { class: 'run', 'data-run': r.runId },
-    el('strong', {}, `Run ${r.runId}: ${r.status}`),
+    el('strong', {}, `Run ${r.runId}: ${r.status}`), runConnection(rec.connection_ended),
     el('div', {}, 'Timeline: ' + (rec.timeline || []).map((t) => t.to).join(' → ')),
     el('div', {}, 'Tasks:'), ...tree('', 0),
     el('div', {}, 'Verification: ' + ((rec.verification || {}).status || 'none')), ...checks,
     (r.flags || []).length ? el('div', { class: 'error' }, 'Flags: ' + r.flags.join(', ')) : '');
+}
+
+// runConnection shows, next to a run's status, that its agent's connection
+// ended while the run was open (until the agent's next run event clears it).
+function runConnection(c) {
+  if (!c) return '';
+  const lost = c.connection === 'lost';
+  const title = (lost ? 'The agent\'s connection was lost' : 'The agent closed its connection') +
+    (c.at ? ' at ' + new Date(c.at).toLocaleString() : '') + (c.error ? ': ' + c.error : '');
+  return el('span', { class: 'run-conn' + (lost ? ' lost' : ''), 'data-connection': c.connection, title },
+    `connection ${lost ? 'lost' : 'closed'}${c.at ? ' ' + fmtTime(c.at) : ''}`);
 }
 
 function renderApprovals() {

@@ -159,6 +159,25 @@ test('an escalation is approved and denied with a click', async () => {
   await page.close();
 });
 
+test('a run shows at once that its agent connection ended', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await login(page, OBSERVER);
+  const lifecycle = (status, n) => ['--session', 'run-1', '--agent', 'coder', 'run_lifecycle',
+    JSON.stringify({ run_id: 'r-1', session_id: 'run-1', status, updated_at: `2026-11-21T10:00:0${n}Z` })];
+  // ahp send closes its connection after the event: the run is marked
+  // while nobody watches the session, and the page gets it on opening it.
+  assert.equal(await send(lifecycle('planning', 1)), 0);
+  await page.click('tr[data-session="run-1"]');
+  await page.waitForSelector('.run[data-run="r-1"] .run-conn[data-connection="closed"]');
+  // Watched: the next event clears the mark, its connection's end sets it
+  // again, both live (no reload).
+  assert.equal(await send(lifecycle('executing', 2)), 0);
+  await page.waitForFunction(() => /executing/.test(document.querySelector('.run[data-run="r-1"] strong')?.textContent || '') &&
+    document.querySelector('.run[data-run="r-1"] .run-conn[data-connection="closed"]'));
+  await page.screenshot({ path: join(results, '07-run-connection.png'), fullPage: true });
+  await page.close();
+});
+
 test('a cross-site login is refused', async () => {
   const r = await fetch(base + '/login', { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' },
     body: JSON.stringify({ credential: APPROVER }) });
