@@ -123,15 +123,23 @@ func connect(trans, bin, sock, extra string) (rwc, func(), error) {
 			if err := cmd.Start(); err != nil {
 				return nil, nil, err
 			}
-			for i := 0; i < 500; i++ {
-				if _, err := os.Stat(sock); err == nil {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
+		}
+		// The socket file appears when it is bound, a moment before the
+		// harness listens: dial until it answers, for up to 5 s.
+		var c net.Conn
+		var err error
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			c, err = net.Dial("unix", sock)
+			if err == nil || cmd == nil || time.Now().After(deadline) {
+				break
 			}
 		}
-		c, err := net.Dial("unix", sock)
 		if err != nil {
+			if cmd != nil { // do not leave the harness running
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				_ = os.RemoveAll(filepath.Dir(sock))
+			}
 			return nil, nil, err
 		}
 		return c, func() {
