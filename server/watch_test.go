@@ -42,6 +42,12 @@ func signal(c chan struct{}) {
 func (w *watchedConn) send(b string) {
 	w.mu.Lock()
 	w.queue = append(w.queue, []byte(b))
+	w.tell()
+}
+
+// tell, called with w.mu held, unlocks it and wakes the reader and the
+// watcher, if any.
+func (w *watchedConn) tell() {
 	f := w.watch
 	w.watch = nil
 	w.mu.Unlock()
@@ -81,13 +87,7 @@ func (w *watchedConn) WriteMessage(_ context.Context, b []byte) error {
 func (w *watchedConn) Close() error {
 	w.mu.Lock()
 	w.closed = true
-	f := w.watch
-	w.watch = nil
-	w.mu.Unlock()
-	signal(w.wake)
-	if f != nil {
-		f()
-	}
+	w.tell()
 	return nil
 }
 

@@ -261,13 +261,7 @@ func (in *inbox) put(b []byte, tl *transport.TooLargeError, toReader bool, abort
 	if tl != nil {
 		in.msg, in.merr = nil, tl
 	}
-	f := in.watch
-	in.watch = nil
-	in.mu.Unlock()
-	in.signal()
-	if f != nil {
-		f()
-	}
+	in.tell()
 	return true
 }
 
@@ -277,6 +271,12 @@ func (in *inbox) end(err error) {
 	if in.err == nil {
 		in.err = err
 	}
+	in.tell()
+}
+
+// tell, called with in.mu held, unlocks it and tells the reader and the
+// watcher, if any, that there is something to read.
+func (in *inbox) tell() {
 	f := in.watch
 	in.watch = nil
 	in.mu.Unlock()
