@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -22,53 +21,41 @@ var _ store.AuditLog = (*auditLog)(nil)
 // Append implements store.AuditLog: the record is committed (and, with
 // PostgreSQL's default synchronous_commit, flushed) when it returns nil.
 func (a *auditLog) Append(ctx context.Context, r *store.AuditRecord) error {
-	req, err := a.request(r, true)
+	if err := a.prepare(r); err != nil {
+		return err
+	}
+	id, err := a.wr.Append(ctx, r)
 	if err != nil {
 		return err
 	}
-	if err := a.wr.enqueue(ctx, req); err != nil {
-		return err
-	}
-	select {
-	case res := <-req.done:
-		if res.err != nil {
-			return res.err
-		}
-		r.ID = res.id
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("audit append: not known to be durable: %w", ctx.Err())
-	}
+	r.ID = id
+	return nil
 }
 
 // AppendAsync implements store.AuditLog.
 func (a *auditLog) AppendAsync(ctx context.Context, r *store.AuditRecord) error {
-	req, err := a.request(r, false)
-	if err != nil {
+	if err := a.prepare(r); err != nil {
 		return err
 	}
-	return a.wr.enqueue(ctx, req)
+	return a.wr.AppendAsync(ctx, r)
 }
 
-func (a *auditLog) request(r *store.AuditRecord, wait bool) (*appendReq, error) {
+// prepare checks r before it is queued and stamps its time when unset.
+func (a *auditLog) prepare(r *store.AuditRecord) error {
 	if err := r.Validate(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := (*DB)(a).checkOpen(); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Time.IsZero() {
 		r.Time = time.Now()
 	}
-	req := &appendReq{rec: *r}
-	if wait {
-		req.done = make(chan ack, 1)
-	}
-	return req, nil
+	return nil
 }
 
 // QueueDepth implements store.AuditLog.
-func (a *auditLog) QueueDepth() int { return int(a.wr.pending.Load()) }
+func (a *auditLog) QueueDepth() int { return a.wr.Pending() }
 
 const auditColumns = `id, ts_ns, session_id, agent_id, event_type, blocking, outcome, rule_id,
 	policy_version, principal, transport, latency_ns, descriptor_hash, error, event, decision, redacted,
@@ -188,7 +175,7 @@ func (a *auditLog) Tail(ctx context.Context, f store.AuditFilter, fn func(store.
 	if err := db.checkOpen(); err != nil {
 		return err
 	}
-	next := a.wr.committedChan()
+	next := a.wr.CommitSignal()
 	wait := func(ctx context.Context) error {
 		t := time.NewTimer(db.opts.TailInterval)
 		defer t.Stop()
@@ -201,7 +188,7 @@ func (a *auditLog) Tail(ctx context.Context, f store.AuditFilter, fn func(store.
 		if err := db.checkOpen(); err != nil {
 			return err
 		}
-		next = a.wr.committedChan()
+		next = a.wr.CommitSignal()
 		return nil
 	}
 	return store.FollowAudit(ctx, a.Query, f, wait, fn)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/store/internal/groupcommit"
 )
 
 // Options configure a DB. The zero value is usable.
@@ -66,7 +67,7 @@ type DB struct {
 	opts Options
 	pool *pgxpool.Pool
 	cfg  *pgxpool.Config
-	wr   *writer
+	wr   *groupcommit.Writer
 
 	lastWriteErr atomic.Pointer[error] // the last write's failure; nil after a success
 
@@ -180,7 +181,7 @@ func (db *DB) note(err error) {
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		db.closed.Store(true)
-		db.wr.close()
+		db.wr.Close()
 		db.pool.Close()
 	})
 	return nil

@@ -5,41 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
+	"time"
 
-	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/store/internal/groupcommit"
 )
-
-// appendReq is one record waiting for the writer; done is nil for
-// AppendAsync, else it receives exactly one ack.
-type appendReq struct {
-	rec  store.AuditRecord
-	done chan ack
-}
-
-type ack struct {
-	id  int64
-	err error
-}
-
-// writer is the goroutine that commits audit records in groups: every
-// record queued while the previous commit ran goes into the next one, as
-// a single statement (one round trip, one transaction).
-type writer struct {
-	db    *DB
-	queue chan *appendReq
-
-	mu      sync.RWMutex // held for reading while enqueueing, for writing by close
-	closing bool
-	stop    chan struct{}
-	done    chan struct{}
-
-	pending atomic.Int64
-
-	commitMu  sync.Mutex
-	committed chan struct{} // closed and replaced after every commit (wakes Tail)
-}
 
 // insertAudit takes the next IDs from audit_seq (whose row lock orders the
 // commits of every replica) and inserts the batch given as arrays.
@@ -56,113 +25,25 @@ FROM s, unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::boolean[], 
 	latency_ns, descriptor_hash, error, event, decision, redacted, shadow, shadow_changed, n)
 RETURNING id`
 
-func startWriter(db *DB) *writer {
-	w := &writer{db: db, queue: make(chan *appendReq, db.opts.QueueSize), stop: make(chan struct{}),
-		done: make(chan struct{}), committed: make(chan struct{})}
-	go w.run()
-	return w
+// startWriter starts the group commit writer: every record queued while
+// the previous commit ran goes into the next one, as a single statement
+// (one round trip, one transaction).
+func startWriter(db *DB) *groupcommit.Writer {
+	return groupcommit.Start(groupcommit.Config{
+		QueueSize:    db.opts.QueueSize,
+		MaxBatch:     db.opts.MaxBatch,
+		WriteTimeout: db.opts.WriteTimeout,
+		Commit:       db.commitAudit,
+		Committed:    func(_ int, _ time.Duration, err error) { db.note(err) },
+		Lost: func(n int, err error) {
+			db.opts.Logger.Error("audit notifications not recorded", "count", n, "err", err)
+		},
+	})
 }
 
-func (w *writer) enqueue(ctx context.Context, req *appendReq) error {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	if w.closing {
-		return store.ErrClosed
-	}
-	w.pending.Add(1)
-	select {
-	case w.queue <- req:
-		return nil
-	default:
-	}
-	select {
-	case w.queue <- req:
-		return nil
-	case <-ctx.Done():
-		w.pending.Add(-1)
-		return fmt.Errorf("audit append: queue full: %w", ctx.Err())
-	}
-}
-
-func (w *writer) close() {
-	w.mu.Lock()
-	w.closing = true
-	w.mu.Unlock()
-	close(w.stop)
-	<-w.done
-	w.commitMu.Lock()
-	close(w.committed)
-	w.commitMu.Unlock()
-}
-
-func (w *writer) run() {
-	defer close(w.done)
-	batch := make([]*appendReq, 0, w.db.opts.MaxBatch)
-	for {
-		select {
-		case req := <-w.queue:
-			batch = append(batch, req)
-		case <-w.stop:
-			for {
-				batch = w.takeQueued(batch)
-				if len(batch) == 0 {
-					return
-				}
-				w.flush(batch)
-				clear(batch)
-				batch = batch[:0]
-			}
-		}
-		batch = w.takeQueued(batch)
-		w.flush(batch)
-		clear(batch)
-		batch = batch[:0]
-	}
-}
-
-func (w *writer) takeQueued(batch []*appendReq) []*appendReq {
-	for len(batch) < w.db.opts.MaxBatch {
-		select {
-		case req := <-w.queue:
-			batch = append(batch, req)
-		default:
-			return batch
-		}
-	}
-	return batch
-}
-
-// flush commits batch and acknowledges every waiter with its ID, or all of
-// them with the error (then nothing of the batch was committed).
-func (w *writer) flush(batch []*appendReq) {
-	ids, err := w.commit(batch)
-	w.db.note(err)
-	lost := 0
-	for i, req := range batch {
-		switch {
-		case req.done != nil && err != nil:
-			req.done <- ack{err: err}
-		case req.done != nil:
-			req.done <- ack{id: ids[i]}
-		case err != nil:
-			lost++
-		}
-	}
-	w.pending.Add(-int64(len(batch)))
-	if lost > 0 {
-		w.db.opts.Logger.Error("audit notifications not recorded", "count", lost, "err", err)
-	}
-	if err == nil {
-		w.commitMu.Lock()
-		close(w.committed)
-		w.committed = make(chan struct{})
-		w.commitMu.Unlock()
-	}
-}
-
-func (w *writer) commit(batch []*appendReq) ([]int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), w.db.opts.WriteTimeout)
-	defer cancel()
+// commitAudit inserts batch with one statement and sets ids[i] to the ID
+// of batch[i].
+func (db *DB) commitAudit(ctx context.Context, batch []*groupcommit.Request, ids []int64) error {
 	n := len(batch)
 	var (
 		ts, latency                                     = make([]int64, n), make([]int64, n)
@@ -172,46 +53,43 @@ func (w *writer) commit(batch []*appendReq) ([]int64, error) {
 		blocking, changed                               = make([]bool, n), make([]bool, n)
 	)
 	for i, req := range batch {
-		r := &req.rec
+		r := &req.Rec
 		ts[i], latency[i] = r.Time.UnixNano(), int64(r.Latency)
 		session[i], agent[i], etype[i], outcome[i], rule[i], pv[i], princ[i] = r.SessionID, r.AgentID, r.EventType, r.Outcome, r.RuleID, r.PolicyVersion, r.Principal
 		transport[i], dh[i], errs[i], redacted[i] = r.Transport, r.DescriptorHash, r.Error, strings.Join(r.Redacted, ",")
 		event[i], decision[i], shadow[i] = jsonText(r.Event), jsonText(r.Decision), jsonText(r.Shadow)
 		blocking[i], changed[i] = r.Blocking, r.ShadowChanged
 	}
-	rows, err := w.db.pool.Query(ctx, insertAudit, int64(n), ts, session, agent, etype, blocking, outcome, rule, pv,
+	rows, err := db.pool.Query(ctx, insertAudit, int64(n), ts, session, agent, etype, blocking, outcome, rule, pv,
 		princ, transport, latency, dh, errs, event, decision, redacted, shadow, changed)
 	if err != nil {
-		return nil, fmt.Errorf("audit commit of %d records: %w", n, err)
+		return err
 	}
-	ids := make([]int64, 0, n)
+	got := 0
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("audit commit of %d records: %w", n, err)
+		if got == n {
+			got++ // more rows than records: reported below
+			continue
 		}
-		ids = append(ids, id)
+		if err := rows.Scan(&ids[got]); err != nil {
+			rows.Close()
+			return err
+		}
+		got++
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("audit commit of %d records: %w", n, err)
+		return err
 	}
-	if len(ids) != n {
-		return nil, fmt.Errorf("audit commit of %d records: %d IDs returned", n, len(ids))
+	if got != n {
+		return fmt.Errorf("%d IDs returned", got)
 	}
 	// Record i (ordinality i+1) got first+i+1, whatever order RETURNING uses.
 	first := slices.Min(ids)
 	for i := range ids {
 		ids[i] = first + int64(i)
 	}
-	return ids, nil
-}
-
-func (w *writer) committedChan() <-chan struct{} {
-	w.commitMu.Lock()
-	defer w.commitMu.Unlock()
-	return w.committed
+	return nil
 }
 
 // jsonText binds JSON as text, nil as NULL.

@@ -20,49 +20,37 @@ var _ store.AuditLog = (*auditLog)(nil)
 // Append implements store.AuditLog: the record is durable (committed with
 // the configured sync) when it returns nil.
 func (a *auditLog) Append(ctx context.Context, r *store.AuditRecord) error {
-	req, err := a.request(r, true)
+	if err := a.prepare(r); err != nil {
+		return err
+	}
+	id, err := a.wr.Append(ctx, r)
 	if err != nil {
 		return err
 	}
-	if err := a.wr.enqueue(ctx, req); err != nil {
-		return err
-	}
-	select {
-	case res := <-req.done:
-		if res.err != nil {
-			return res.err
-		}
-		r.ID = res.id
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("audit append: not known to be durable: %w", ctx.Err())
-	}
+	r.ID = id
+	return nil
 }
 
 // AppendAsync implements store.AuditLog.
 func (a *auditLog) AppendAsync(ctx context.Context, r *store.AuditRecord) error {
-	req, err := a.request(r, false)
-	if err != nil {
+	if err := a.prepare(r); err != nil {
 		return err
 	}
-	return a.wr.enqueue(ctx, req)
+	return a.wr.AppendAsync(ctx, r)
 }
 
-func (a *auditLog) request(r *store.AuditRecord, wait bool) (*appendReq, error) {
+// prepare checks r before it is queued and stamps its time when unset.
+func (a *auditLog) prepare(r *store.AuditRecord) error {
 	if a.opts.ReadOnly {
-		return nil, fmt.Errorf("audit append: %w", store.ErrReadOnly)
+		return fmt.Errorf("audit append: %w", store.ErrReadOnly)
 	}
 	if err := r.Validate(); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Time.IsZero() {
 		r.Time = time.Now()
 	}
-	req := &appendReq{rec: *r}
-	if wait {
-		req.done = make(chan ack, 1)
-	}
-	return req, nil
+	return nil
 }
 
 // QueueDepth implements store.AuditLog.
@@ -70,7 +58,7 @@ func (a *auditLog) QueueDepth() int {
 	if a.wr == nil {
 		return 0
 	}
-	return int(a.wr.pending.Load())
+	return a.wr.Pending()
 }
 
 const auditColumns = `id, ts_ns, session_id, agent_id, event_type, blocking, outcome, rule_id,
@@ -196,7 +184,7 @@ func (a *auditLog) commitSignal() <-chan struct{} {
 	if a.wr == nil {
 		return nil
 	}
-	return a.wr.committedChan()
+	return a.wr.CommitSignal()
 }
 
 // Export implements store.AuditLog.

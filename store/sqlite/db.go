@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/store/internal/groupcommit"
 )
 
 // DB is a store.Store on one SQLite file. Open it with Open; it is safe for
@@ -21,9 +22,9 @@ import (
 type DB struct {
 	path   string
 	opts   Options
-	w      *sql.DB // the single write connection; nil when read-only
-	r      *sql.DB // the read pool
-	wr     *writer // the group commit writer; nil when read-only
+	w      *sql.DB             // the single write connection; nil when read-only
+	r      *sql.DB             // the read pool
+	wr     *groupcommit.Writer // the group commit writer; nil when read-only
 	health health
 	met    *metrics
 
@@ -166,7 +167,7 @@ func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
 		db.closed.Store(true) // reads and other writes stop here
 		if db.wr != nil {
-			db.wr.close() // commits what is queued, on the still open connection
+			db.wr.Close() // commits what is queued, on the still open connection
 		}
 		db.met.unregister()
 		db.closeErr = db.closeDBs()
