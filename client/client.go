@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,7 @@ type Client struct {
 	pending   map[uint64]chan response
 	closed    bool
 	readErr   error
+	said      *jsonrpc.Error // the last error the harness sent for no call (id null)
 	done      chan struct{}
 	handshake atomic.Pointer[protocol.HandshakeResponse]
 	closeOnce sync.Once
@@ -146,6 +148,15 @@ func (c *Client) readLoop() {
 		rawID := m.ID
 		if de != nil {
 			rawID = de.ID
+		}
+		if de == nil && m.Error != nil && (len(rawID) == 0 || string(rawID) == "null") {
+			// An error about the connection rather than a call (the
+			// harness at its connection limit, a message it could not
+			// read): told with the loss of the connection that follows.
+			c.mu.Lock()
+			c.said = boundError(m.Error)
+			c.mu.Unlock()
+			continue
 		}
 		id, ok := parseID(rawID)
 		if !ok {
@@ -232,11 +243,48 @@ func (c *Client) failAll(err error) {
 	if c.closed {
 		err = ErrClosed
 	}
-	c.readErr = fmt.Errorf("client: %w: %w", errConnLost, err)
+	if c.said != nil && !c.closed {
+		c.readErr = fmt.Errorf("client: %w: the harness said %w; then: %w", errConnLost, c.said, err)
+	} else {
+		c.readErr = fmt.Errorf("client: %w: %w", errConnLost, err)
+	}
 	for id, ch := range c.pending {
 		ch <- response{err: c.readErr}
 		delete(c.pending, id)
 	}
+}
+
+// sendError describes a failed write. A harness that refuses a connection
+// (at its connection limit, say) writes why and closes it, and the write
+// can fail before that answer is read: it is waited for, briefly, and told.
+func (c *Client) sendError(err error) error {
+	t := time.NewTimer(100 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-c.done:
+	case <-t.C:
+	}
+	c.mu.Lock()
+	said := c.said
+	c.mu.Unlock()
+	if said != nil {
+		return fmt.Errorf("client: send: %w; the harness said %w", err, said)
+	}
+	return fmt.Errorf("client: send: %w", err)
+}
+
+// maxSaidBytes bounds the message of a connection error the harness sent
+// that the client repeats in its own errors.
+const maxSaidBytes = 512
+
+// boundError returns e with its message cut to maxSaidBytes and without
+// its data.
+func boundError(e *jsonrpc.Error) *jsonrpc.Error {
+	msg := e.Message
+	if len(msg) > maxSaidBytes {
+		msg = strings.ToValidUTF8(msg[:maxSaidBytes], "") + "…"
+	}
+	return &jsonrpc.Error{Code: e.Code, Message: msg}
 }
 
 var chanPool = sync.Pool{New: func() any { return make(chan response, 1) }}
@@ -270,7 +318,7 @@ func (c *Client) call(ctx context.Context, method string, params []byte) (json.R
 	defer timer.Stop()
 	if err := c.conn.WriteMessage(ctx, msg); err != nil {
 		c.forget(id)
-		return nil, &notSentError{fmt.Errorf("client: send: %w", err)}
+		return nil, &notSentError{c.sendError(err)}
 	}
 	select {
 	case r := <-ch:

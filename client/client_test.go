@@ -390,3 +390,41 @@ func TestTransportErrorFailsClosed(t *testing.T) {
 		t.Fatalf("transport error under FailClosed: %+v %v", d, err)
 	}
 }
+
+// A connection error the harness sends for no call (id null), such as its
+// connection limit, is told with the loss of the connection that follows.
+func TestConnectionErrorToldWithLoss(t *testing.T) {
+	a, b := transport.Pipe()
+	c := New(a, Options{Timeout: 5 * time.Second, FailMode: FailError})
+	defer c.Close()
+	go func() {
+		_ = b.WriteMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"ahp: the harness is at its connection limit (2 connections); `+strings.Repeat("x", 2000)+`"}}`))
+		_, _ = b.ReadMessage(context.Background()) // the handshake: never answered
+		_ = b.Close()
+	}()
+	_, err := c.Handshake(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "connection lost: the harness said jsonrpc error -32002: ahp: the harness is at its connection limit") {
+		t.Fatalf("handshake: %v", err)
+	}
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32002 {
+		t.Fatalf("the harness's error is not in the chain: %v", err)
+	}
+	if len(je.Message) > maxSaidBytes+len("…") {
+		t.Fatalf("message of %d bytes repeated whole", len(je.Message))
+	}
+}
+
+// The same when the harness closed before the request was written: the
+// failed write is told with what the harness said.
+func TestConnectionErrorToldWithFailedSend(t *testing.T) {
+	a, b := transport.Pipe()
+	c := New(a, Options{Timeout: 5 * time.Second, FailMode: FailError})
+	defer c.Close()
+	_ = b.WriteMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"at the connection limit"}}`))
+	_ = b.Close()
+	_, err := c.Handshake(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "the harness said jsonrpc error -32002: at the connection limit") {
+		t.Fatalf("handshake: %v", err)
+	}
+}
