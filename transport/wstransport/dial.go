@@ -3,8 +3,10 @@ package wstransport
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -50,10 +52,18 @@ func DialReconnecting(ctx context.Context, rawURL string, opts transport.DialOpt
 type HandshakeError struct {
 	URL        string // the address, without its query
 	StatusCode int    // the HTTP status of the refusal
+	// Message is the "message" of a JSON body the refusal came with (an
+	// AHP harness at its connection limit says so), cut to 512 bytes;
+	// empty when there was none.
+	Message string
 }
 
-// Error names the address (without its query) and the HTTP status.
+// Error names the address (without its query), the HTTP status and the
+// server's message, if any.
 func (e *HandshakeError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("ws: %s refused the WebSocket upgrade: %d %s: %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+	}
 	return fmt.Sprintf("ws: %s refused the WebSocket upgrade: %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
@@ -109,7 +119,7 @@ func Dial(ctx context.Context, rawURL string, opts transport.DialOptions) (*Conn
 	})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, &HandshakeError{URL: shown, StatusCode: resp.StatusCode}
+			return nil, &HandshakeError{URL: shown, StatusCode: resp.StatusCode, Message: refusalMessage(resp)}
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -169,4 +179,30 @@ func redact(u *url.URL) string {
 		s += "?…"
 	}
 	return strings.TrimSuffix(s, "/")
+}
+
+// maxRefusalBytes bounds the message of a refusal repeated in an error.
+const maxRefusalBytes = 512
+
+// refusalMessage returns the "message" of the JSON body of a refused
+// upgrade (coder/websocket keeps the first KiB of the body), or "".
+func refusalMessage(resp *http.Response) string {
+	if resp.Body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if err != nil {
+		return ""
+	}
+	var body struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &body) != nil {
+		return ""
+	}
+	m := body.Message
+	if len(m) > maxRefusalBytes {
+		m = strings.ToValidUTF8(m[:maxRefusalBytes], "") + "…"
+	}
+	return m
 }
