@@ -102,7 +102,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("open postgres store: connect to %s: %w", db.Where(), redactErr(err))
 	}
-	if err := migrate(ctx, db.pool, o.Schema); err != nil {
+	if err := migrateDB(ctx, db.pool, o.Schema); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("open postgres store: migrate: %w", err)
 	}

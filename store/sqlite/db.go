@@ -91,7 +91,7 @@ func (db *DB) open(ctx context.Context) error {
 		if err := checkWAL(ctx, db.w); err != nil {
 			return err
 		}
-		if err := migrate(ctx, db.w); err != nil {
+		if err := migrateDB(ctx, db.w); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}

@@ -4,53 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
+
+	"github.com/ahp-go/ahp/store/internal/migrate"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migration is one numbered SQL script of migrations/.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded scripts in version order. A file is
 // named NNNN_description.sql; versions start at 1 and have no gaps.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, n := range names {
-		base := path.Base(n)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive number and '_'", base)
-		}
-		b, err := migrationFS.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return ms, nil
+func migrations() ([]migrate.Migration, error) {
+	return migrate.Load(migrationFS, "migrations/*.sql")
 }
 
 // SchemaVersion is the schema version this package writes and reads.
@@ -77,57 +41,50 @@ func schemaVersion(ctx context.Context, q interface {
 	return v, err
 }
 
-// migrate brings the database to SchemaVersion, one transaction per script,
+var dialect = migrate.Dialect{
+	CreateTable: `CREATE TABLE IF NOT EXISTS schema_version (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ns INTEGER NOT NULL)`,
+	Insert: `INSERT INTO schema_version (version, name, applied_ns) VALUES (?, ?, ?)`,
+}
+
+// migrateDB brings the database to SchemaVersion, one transaction per script,
 // recording each in schema_version. A database newer than this binary is
-// refused rather than written to.
-func migrate(ctx context.Context, db *sql.DB) error {
+// refused rather than written to. Each transaction reads the version again
+// once it holds the write lock (BeginTx takes it: _txlock=immediate), since
+// another process may have migrated meanwhile.
+func migrateDB(ctx context.Context, db *sql.DB) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ns INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("create schema_version: %w", err)
-	}
-	cur, err := schemaVersion(ctx, db)
-	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if cur > len(ms) {
-		return fmt.Errorf("database schema version %d is newer than this binary supports (%d)", cur, len(ms))
-	}
-	for _, m := range ms[cur:] {
-		if err := applyMigration(ctx, db, m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return migrate.Run(ctx, migrateConn{db}, dialect, ms)
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
-	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	// Another process may have migrated while this one waited for the
-	// write lock that BeginTx takes (_txlock=immediate).
-	cur, err := schemaVersion(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
-	}
-	if cur >= m.version {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, name, applied_ns) VALUES (?, ?, ?)`,
-		m.version, m.name, time.Now().UnixNano()); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migration %s: commit: %w", m.name, err)
-	}
-	return nil
+// migrateConn and migrateTx adapt database/sql to migrate.Conn and Tx.
+type migrateConn struct{ db *sql.DB }
+
+func (c migrateConn) Exec(ctx context.Context, q string, args ...any) error {
+	_, err := c.db.ExecContext(ctx, q, args...)
+	return err
 }
+
+func (c migrateConn) Version(ctx context.Context) (int, error) { return schemaVersion(ctx, c.db) }
+
+func (c migrateConn) Begin(ctx context.Context) (migrate.Tx, error) {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return migrateTx{tx}, nil
+}
+
+type migrateTx struct{ tx *sql.Tx }
+
+func (t migrateTx) Exec(ctx context.Context, q string, args ...any) error {
+	_, err := t.tx.ExecContext(ctx, q, args...)
+	return err
+}
+
+func (t migrateTx) Version(ctx context.Context) (int, error) { return schemaVersion(ctx, t.tx) }
+func (t migrateTx) Commit(context.Context) error             { return t.tx.Commit() }
+func (t migrateTx) Rollback(context.Context) error           { return t.tx.Rollback() }
