@@ -111,6 +111,7 @@ type Hub struct {
 	subs       map[string]map[*observer]struct{}
 	observers  map[*observer]struct{}
 	approvals  map[string]ApprovalJSON
+	resolved   map[string]time.Time // SharedSeq: approvals seen resolved (sharedapprovals.go)
 	stats      *stats
 	reload     ReloadInfo
 	started    time.Time
@@ -267,6 +268,9 @@ func (h *Hub) Recorded(rec *store.AuditRecord) {
 func (h *Hub) ApprovalChanged(a store.Approval) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.o.SharedSeq && !h.sharedApprovalLocked(&a) {
+		return // already shown, or already cleared (heard from the store too)
+	}
 	s, added := h.sessionLocked(a.SessionID)
 	if added {
 		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.summary})

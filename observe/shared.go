@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/ahp-go/ahp/store"
@@ -89,15 +90,22 @@ func (h *Hub) catchUp(ctx context.Context, subs []resume) {
 
 // FollowStore publishes the audit records of the hub's store, in ID order,
 // from the highest ID the hub has seen (Load sets it) until ctx ends: with
-// a shared store, the records of every replica. A lost connection to the
-// store is retried every second. Use it with Options.SharedSeq, and do not
-// also pass the harness's own records to Recorded.
+// a shared store, the records of every replica. It also shows the store's
+// pending approvals, whichever replica raised them, and clears them when
+// they are resolved on any replica (read every store.ApprovalPollInterval;
+// see sharedapprovals.go). A lost connection to the store is retried every
+// second. Use it with Options.SharedSeq, and do not also pass the
+// harness's own records to Recorded (its approval changes, yes).
 func (h *Hub) FollowStore(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { h.followApprovals(ctx) })
 	for ctx.Err() == nil {
 		h.mu.Lock()
 		after := h.lastAudit
 		h.mu.Unlock()
 		err := h.o.Store.Audit().Tail(ctx, store.AuditFilter{AfterID: after}, func(rec store.AuditRecord) error {
+			h.resolveBeforeRecord(ctx, &rec)
 			h.Recorded(&rec)
 			return nil
 		})
