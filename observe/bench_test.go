@@ -84,3 +84,49 @@ func TestReadEventFieldsAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// readDecisionFields reads what encoding/json would, for stored decisions
+// of the shapes the harness writes (and PostgreSQL's jsonb spacing).
+func TestReadDecisionFieldsAgreesWithEncodingJSON(t *testing.T) {
+	type want struct {
+		Reason   string `json:"reason"`
+		Metadata struct {
+			ApprovalID string `json:"approval_id"`
+		} `json:"metadata"`
+	}
+	for _, d := range []string{
+		`{"decision":"block","reason":"recursive delete of / or the home directory","metadata":{"rule_id":"destructive_shell.rm_root_or_home","policy_version":"sha256:1"}}`,
+		`{"decision": "escalate", "reason": "needs a human \u2014 \"prod\"", "metadata": {"approval_id": "ap-7", "approval_id_note": "x"}}`,
+		`{"decision":"allow"}`,
+		`{"decision":"allow","reason":"","metadata":null}`,
+		`{"decision":"modify","reason":7,"metadata":{"approval_id":8}}`,
+		`{"reason":"first","reason":"second"}`,
+	} {
+		var w want
+		_ = json.Unmarshal([]byte(d), &w)
+		reason, approvalID := readDecisionFields([]byte(d), "")
+		if reason != w.Reason || approvalID != w.Metadata.ApprovalID {
+			t.Errorf("%s: got %q %q, encoding/json %q %q", d, reason, approvalID, w.Reason, w.Metadata.ApprovalID)
+		}
+	}
+}
+
+// The timeline keeps showing the last maxTimeline entries, in order, while
+// it holds up to twice that.
+func TestTimelineShowsTheLastEntries(t *testing.T) {
+	s := &session{}
+	for i := range 3*maxTimeline + 7 {
+		s.apply(Entry{AuditID: int64(i)})
+		shown := s.shown()
+		want := min(i+1, maxTimeline)
+		if len(shown) != want || shown[len(shown)-1].AuditID != int64(i) || shown[0].AuditID != int64(i+1-want) {
+			t.Fatalf("after %d entries: %d shown, from %d to %d", i+1, len(shown), shown[0].AuditID, shown[len(shown)-1].AuditID)
+		}
+		if len(s.timeline) > 2*maxTimeline {
+			t.Fatalf("timeline holds %d entries", len(s.timeline))
+		}
+	}
+	if st := s.state(); len(st.Timeline) != maxTimeline || st.Timeline[0].AuditID != 2*maxTimeline+7 {
+		t.Fatalf("state: %d entries from %d", len(st.Timeline), st.Timeline[0].AuditID)
+	}
+}

@@ -107,18 +107,37 @@ func entryOf(rec *store.AuditRecord) Entry {
 	if len(rec.Event) <= maxEventBytes {
 		e.Event = rec.Event
 	}
-	if len(rec.Decision) > 0 {
-		var d struct {
-			Reason   string `json:"reason"`
-			Metadata struct {
-				ApprovalID string `json:"approval_id"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal(rec.Decision, &d) == nil {
-			e.Reason, e.ApprovalID = d.Reason, d.Metadata.ApprovalID
-		}
+	if len(rec.Decision) > 0 && jsonscan.Kind(rec.Decision) == '{' {
+		e.Reason, e.ApprovalID = readDecisionFields(rec.Decision, e.Reason)
 	}
 	return e
+}
+
+// readDecisionFields takes the reason and the approval id from a stored
+// decision with one scan, as readEventFields does for the event; reason
+// is kept when the decision has none.
+func readDecisionFields(d []byte, reason string) (string, string) {
+	approvalID := ""
+	_ = jsonscan.ObjectValid(d, func(k, v []byte) error {
+		switch string(k) {
+		case "reason":
+			if r, ok := jsonscan.String(v); ok {
+				reason = r
+			}
+		case "metadata":
+			if jsonscan.Kind(v) != '{' {
+				return nil
+			}
+			_ = jsonscan.ObjectValid(v, func(mk, mv []byte) error {
+				if string(mk) == "approval_id" {
+					approvalID, _ = jsonscan.String(mv)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	return reason, approvalID
 }
 
 // Summary is a session as the catalogue shows it. The first fields are
@@ -175,10 +194,15 @@ func newSession(id string, now time.Time) *session {
 
 // apply adds a recorded entry to the session.
 func (s *session) apply(e Entry) {
-	s.timeline = append(s.timeline, e)
-	if len(s.timeline) > maxTimeline {
-		s.timeline = append(s.timeline[:0], s.timeline[len(s.timeline)-maxTimeline:]...)
+	// The timeline shows the last maxTimeline entries; it may hold up to
+	// twice that, so that the oldest are moved out once per maxTimeline
+	// entries rather than on each.
+	if len(s.timeline) >= 2*maxTimeline {
+		n := copy(s.timeline, s.timeline[len(s.timeline)-maxTimeline+1:])
+		clear(s.timeline[n:])
+		s.timeline = s.timeline[:n]
 	}
+	s.timeline = append(s.timeline, e)
 	sm := &s.summary
 	sm.Events++
 	if e.Outcome != "" {
@@ -202,6 +226,12 @@ func (s *session) apply(e Entry) {
 	s.dirty = true
 }
 
+// shown returns the timeline entries a snapshot shows: the last
+// maxTimeline.
+func (s *session) shown() []Entry {
+	return s.timeline[max(0, len(s.timeline)-maxTimeline):]
+}
+
 // State is a session channel's snapshot state: the Host Protocol's
 // summary and inputNeeded, and the harness's timeline and runs.
 type State struct {
@@ -213,7 +243,7 @@ type State struct {
 
 // state returns a copy of the session's snapshot state.
 func (s *session) state() State {
-	st := State{Summary: s.summary, Timeline: append([]Entry(nil), s.timeline...),
+	st := State{Summary: s.summary, Timeline: append([]Entry(nil), s.shown()...),
 		InputNeeded: []json.RawMessage{}, Runs: []json.RawMessage{}}
 	st.Summary.Counts = make(map[string]int64, len(s.summary.Counts))
 	for k, v := range s.summary.Counts {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/ahp-go/ahp/internal/jsonscan"
 )
 
 // DecisionKind is the "decision" tag of a generic Decision.
@@ -193,7 +195,7 @@ func appendRawField(b []byte, name string, v json.RawMessage) ([]byte, error) {
 // input with no space, tab or newline byte at all is appended as it is.
 func appendCompact(b []byte, name string, v json.RawMessage) ([]byte, error) {
 	if !bytes.ContainsAny(v, " \t\n\r") {
-		if !json.Valid(v) {
+		if !jsonscan.ValidStd(v) {
 			return nil, fmt.Errorf("decision: %s: invalid JSON", name)
 		}
 		return append(b, v...), nil

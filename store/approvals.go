@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/ahp-go/ahp/internal/jsonscan"
 )
 
 // ApprovalStatus is where an approval stands. Pending is the only status
@@ -97,7 +99,7 @@ func (a *Approval) Validate() error {
 	if len(a.Event) > MaxApprovalEventBytes {
 		return fmt.Errorf("%w: approval: event is %d bytes, limit %d", ErrInvalid, len(a.Event), MaxApprovalEventBytes)
 	}
-	if len(a.Event) > 0 && !json.Valid(a.Event) {
+	if len(a.Event) > 0 && !jsonscan.ValidStd(a.Event) {
 		return fmt.Errorf("%w: approval: event is not valid JSON", ErrInvalid)
 	}
 	for _, f := range [...]struct{ name, v string }{

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/ahp-go/ahp/internal/jsonscan"
 )
 
 // AuditRecord is one audited event: what arrived, what was decided, by which
@@ -61,16 +63,16 @@ func (r *AuditRecord) Validate() error {
 		return fmt.Errorf("%w: audit record: event and decision are %d bytes, limit %d",
 			ErrInvalid, len(r.Event)+len(r.Decision), MaxAuditJSONBytes)
 	}
-	if len(r.Event) > 0 && !json.Valid(r.Event) {
+	if len(r.Event) > 0 && !jsonscan.ValidStd(r.Event) {
 		return fmt.Errorf("%w: audit record: event is not valid JSON", ErrInvalid)
 	}
-	if len(r.Decision) > 0 && !json.Valid(r.Decision) {
+	if len(r.Decision) > 0 && !jsonscan.ValidStd(r.Decision) {
 		return fmt.Errorf("%w: audit record: decision is not valid JSON", ErrInvalid)
 	}
 	if len(r.Shadow) > MaxAuditFieldBytes {
 		return fmt.Errorf("%w: audit record: shadow is %d bytes, limit %d", ErrInvalid, len(r.Shadow), MaxAuditFieldBytes)
 	}
-	if len(r.Shadow) > 0 && !json.Valid(r.Shadow) {
+	if len(r.Shadow) > 0 && !jsonscan.ValidStd(r.Shadow) {
 		return fmt.Errorf("%w: audit record: shadow is not valid JSON", ErrInvalid)
 	}
 	for _, f := range [...]struct{ name, v string }{

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/ahp-go/ahp/internal/jsonscan"
 )
 
 // RunEvent is one run contract snapshot (run_lifecycle, task_list or
@@ -78,7 +80,7 @@ func (e *RunEvent) Validate() error {
 	if len(e.RunID) > MaxRunFieldBytes || len(e.SessionID) > MaxRunFieldBytes || len(e.Kind) > MaxRunFieldBytes {
 		return fmt.Errorf("%w: run event: run_id, session_id or kind longer than %d bytes", ErrInvalid, MaxRunFieldBytes)
 	}
-	if len(e.Payload) > MaxRunJSONBytes || !json.Valid(e.Payload) {
+	if len(e.Payload) > MaxRunJSONBytes || !jsonscan.ValidStd(e.Payload) {
 		return fmt.Errorf("%w: run event %s: payload is not JSON of at most %d bytes", ErrInvalid, e.RunID, MaxRunJSONBytes)
 	}
 	if err := checkTime("run event: updated_at", e.UpdatedAt); err != nil {
@@ -95,7 +97,7 @@ func (r *RunRecord) Validate() error {
 	if len(r.RunID) > MaxRunFieldBytes || len(r.SessionID) > MaxRunFieldBytes || len(r.Status) > MaxRunFieldBytes {
 		return fmt.Errorf("%w: run record: run_id, session_id or status longer than %d bytes", ErrInvalid, MaxRunFieldBytes)
 	}
-	if len(r.Record) > MaxRunJSONBytes || (len(r.Record) > 0 && !json.Valid(r.Record)) {
+	if len(r.Record) > MaxRunJSONBytes || (len(r.Record) > 0 && !jsonscan.ValidStd(r.Record)) {
 		return fmt.Errorf("%w: run record %s: record is not JSON of at most %d bytes", ErrInvalid, r.RunID, MaxRunJSONBytes)
 	}
 	if len(r.Flags) > MaxRunFlags {

@@ -125,7 +125,11 @@ func FuzzValid(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":"c\n"}]}`, `-1.5e+3`, `"\u00e9"`, `[true,false,null]`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := ValidStd(b), json.Valid(b); got != want {
+			t.Fatalf("ValidStd(%q) = %v, encoding/json says %v", b, got, want)
+		}
 		// encoding/json allows deeper nesting; compare only shallow input.
 		if strings.Count(string(b), "[")+strings.Count(string(b), "{") >= MaxNesting {
 			return
