@@ -272,11 +272,18 @@ func realPath(p string) string {
 	rest := ""
 	cur := p
 	for range 64 {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return r
+		// os.Stat fails exactly where EvalSymlinks would (a missing
+		// component, a dangling or looping link, no permission) at the
+		// cost of one system call, where EvalSymlinks makes one or two per
+		// component: the longest existing prefix is found with Stat, and
+		// resolved once.
+		if _, err := os.Stat(cur); err == nil {
+			if r, err := filepath.EvalSymlinks(cur); err == nil {
+				if rest == "" {
+					return r
+				}
+				return filepath.Join(r, rest)
 			}
-			return filepath.Join(r, rest)
 		}
 		dir, base := filepath.Split(cur)
 		dir = filepath.Clean(dir)

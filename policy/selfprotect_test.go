@@ -326,3 +326,85 @@ func TestSelfProtectionParams(t *testing.T) {
 		t.Fatalf("names = %v", names)
 	}
 }
+
+// realPathByEvalSymlinks is realPath as it was before the Stat shortcut:
+// EvalSymlinks on each ever shorter prefix. The two must agree.
+func realPathByEvalSymlinks(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	rest, cur := "", p
+	for range 64 {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		}
+		dir, base := filepath.Split(cur)
+		dir = filepath.Clean(dir)
+		if dir == cur {
+			break
+		}
+		if rest == "" {
+			rest = base
+		} else {
+			rest = base + "/" + rest
+		}
+		cur = dir
+	}
+	return p
+}
+
+// TestRealPathAgreesWithEvalSymlinks: existing paths, missing tails,
+// links (relative, absolute, to missing targets, in loops) resolve as
+// EvalSymlinks on the longest resolvable prefix resolves them.
+func TestRealPathAgreesWithEvalSymlinks(t *testing.T) {
+	root := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, "data", "sub"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "data", "ahp.db"), nil, 0o600))
+	must(os.Symlink(filepath.Join(root, "data"), filepath.Join(root, "abs-link")))
+	must(os.Symlink("data/sub", filepath.Join(root, "rel-link")))
+	must(os.Symlink(filepath.Join(root, "missing"), filepath.Join(root, "dangling")))
+	must(os.Symlink("loop-b", filepath.Join(root, "loop-a")))
+	must(os.Symlink("loop-a", filepath.Join(root, "loop-b")))
+	must(os.Symlink("../abs-link", filepath.Join(root, "data", "sub", "up")))
+	for _, rel := range []string{
+		"", "data", "data/ahp.db", "data/new.db", "data/x/y/z", "abs-link/ahp.db", "abs-link/new/deeper",
+		"rel-link", "rel-link/file", "rel-link/up/ahp.db", "rel-link/up/none/x", "dangling", "dangling/x",
+		"loop-a", "loop-a/x", "missing/a/b/c/d/e", "data/ahp.db/not-a-dir",
+	} {
+		p := filepath.Join(root, rel)
+		if got, want := realPath(p), realPathByEvalSymlinks(p); got != want {
+			t.Errorf("realPath(%s) = %s, EvalSymlinks way %s", rel, got, want)
+		}
+	}
+	for _, p := range []string{"/", "/nonexistent/a/b", "relative/path"} {
+		if got, want := realPath(p), realPathByEvalSymlinks(p); got != want {
+			t.Errorf("realPath(%s) = %s, EvalSymlinks way %s", p, got, want)
+		}
+	}
+}
+
+// BenchmarkRealPath: a path whose tail does not exist (the usual case for
+// the paths a command names: ls -la /workspace/project), resolved with the
+// Stat shortcut and the EvalSymlinks way.
+func BenchmarkRealPath(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "workspace", "project", "src", "main.go")
+	b.Run("stat-then-resolve", func(b *testing.B) {
+		for range b.N {
+			_ = realPath(p)
+		}
+	})
+	b.Run("evalsymlinks-each-prefix", func(b *testing.B) {
+		for range b.N {
+			_ = realPathByEvalSymlinks(p)
+		}
+	})
+}
