@@ -110,3 +110,34 @@ func TestSchemaCoversStruct(t *testing.T) {
 	}
 	walk(reflect.TypeOf(Config{}))
 }
+
+// TestSchemaRefusesWhatItShould: each kind of constraint of the schema
+// refuses a value that breaks it, through a $ref too.
+func TestSchemaRefusesWhatItShould(t *testing.T) {
+	for _, bad := range []string{
+		"lisen: [stdio]\n",                          // unknown key (additionalProperties)
+		"harness:\n  timeout_ms: 0\n",               // minimum
+		"harness:\n  timeout_ms: 1.5\n",             // integer
+		"harness:\n  batch_size: 20000\n",           // maximum
+		"log:\n  level: loud\n",                     // enum
+		"listen: [tcp://0.0.0.0:1]\n",               // pattern in items
+		"listen: stdio\n",                           // type
+		"policy:\n  default: maybe\n",               // enum through $ref
+		"policy:\n  shadow:\n    sample: 0\n",       // exclusiveMinimum
+		"data_dir: \"\"\n",                          // minLength
+		"policy:\n  packs:\n    secrets: \"yes\"\n", // additionalProperties schema
+	} {
+		if err := ValidateYAML([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	for _, good := range []string{
+		"listen: [stdio, \"unix:/run/ahp.sock\", \"grpc://127.0.0.1:7701\"]\n",
+		"harness:\n  timeout_ms: 30000\n  max_connections: 0\n",
+		"policy:\n  default: block\n  shadow:\n    sample: 0.25\n",
+	} {
+		if err := ValidateYAML([]byte(good)); err != nil {
+			t.Errorf("refused %q: %v", good, err)
+		}
+	}
+}

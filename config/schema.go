@@ -1,12 +1,12 @@
 package config
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,8 +30,8 @@ func ValidateYAML(data []byte) error {
 	if err != nil {
 		return err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(js, &inst); err != nil {
 		return err
 	}
 	sch, err := compiledSchema()
@@ -44,17 +44,15 @@ func ValidateYAML(data []byte) error {
 	return nil
 }
 
-func compiledSchema() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
-	if err != nil {
-		return nil, err
+// compiledSchema is Schema, resolved once, when a configuration is first
+// checked (not at start-up: most commands never check one).
+var compiledSchema = sync.OnceValues(func() (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(Schema, &s); err != nil {
+		return nil, fmt.Errorf("config schema: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("schema.json")
-}
+	return s.Resolve(nil)
+})
 
 // yamlToJSON converts map[any]any (which YAML may produce) to
 // map[string]any recursively.
