@@ -130,3 +130,51 @@ func TestTimelineShowsTheLastEntries(t *testing.T) {
 		t.Fatalf("state: %d entries from %d", len(st.Timeline), st.Timeline[0].AuditID)
 	}
 }
+
+// A session index in chunks answers as a plain slice would: what is after
+// a seq, how many there are, and what dropping the oldest leaves.
+func TestSessionIndexMatchesSlice(t *testing.T) {
+	var x sessionIndex
+	var model []indexEntry
+	seq := uint64(0)
+	rng := uint64(7)
+	next := func(n uint64) uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return (rng >> 33) % n }
+	for step := range 5000 {
+		switch next(10) {
+		case 0:
+			n := int(next(uint64(len(model)+2))) + 1
+			dropped, last := x.dropOldest(n)
+			want := min(n, len(model))
+			if dropped != want || (want > 0 && last != model[want-1].seq) {
+				t.Fatalf("step %d: dropOldest(%d) = %d, %d; want %d", step, n, dropped, last, want)
+			}
+			model = model[want:]
+		default:
+			seq += next(3) + 1
+			x.add(indexEntry{seq: seq})
+			model = append(model, indexEntry{seq: seq})
+		}
+		if x.len() != len(model) {
+			t.Fatalf("step %d: len %d, want %d", step, x.len(), len(model))
+		}
+		from := uint64(0)
+		if len(model) > 0 {
+			from = model[int(next(uint64(len(model))))].seq
+		}
+		got := x.after(from)
+		var want []indexEntry
+		for _, e := range model {
+			if e.seq > from {
+				want = append(want, e)
+			}
+		}
+		if len(got) != len(want) || (len(got) > 0 && (got[0].seq != want[0].seq || got[len(got)-1].seq != want[len(want)-1].seq)) {
+			t.Fatalf("step %d: after(%d) gave %d entries, want %d", step, from, len(got), len(want))
+		}
+		for _, c := range x.chunks {
+			if cap(c) > indexChunk {
+				t.Fatalf("a chunk grew to %d", cap(c))
+			}
+		}
+	}
+}

@@ -224,7 +224,7 @@ func (h *Hub) evictLocked() {
 		if len(h.subs[SessionChannel(s.id)]) > 0 || len(s.pending) > 0 {
 			continue
 		}
-		h.indexTotal -= len(s.index)
+		h.indexTotal -= s.index.len()
 		delete(h.sessions, s.id)
 		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id)})
 	}
@@ -329,7 +329,7 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 	if o.kind == opRun {
 		ie.runID = runIDOf(o.run)
 	}
-	s.index = append(s.index, ie)
+	s.index.add(ie)
 	h.indexTotal++
 	if h.indexTotal > h.o.IndexSize {
 		h.trimIndexLocked()
@@ -372,18 +372,77 @@ func (h *Hub) pushFrameLocked(f frame) {
 func (h *Hub) trimIndexLocked() {
 	var big *session
 	for _, s := range h.sessions {
-		if big == nil || len(s.index) > len(big.index) {
+		if big == nil || s.index.len() > big.index.len() {
 			big = s
 		}
 	}
-	if big == nil || len(big.index) == 0 {
+	if big == nil || big.index.len() == 0 {
 		h.indexTotal = 0
 		return
 	}
-	n := max(1, len(big.index)/2)
-	big.indexFrom = big.index[n-1].seq
-	big.index = append(big.index[:0], big.index[n:]...)
+	n, last := big.index.dropOldest(max(1, big.index.len()/2))
+	big.indexFrom = last
 	h.indexTotal -= n
+}
+
+// indexChunk is how many entries one chunk of a session index holds.
+const indexChunk = 256
+
+// sessionIndex is a session's replay index, kept in chunks so that it
+// grows without copying what it holds and drops its oldest entries
+// without moving the rest.
+type sessionIndex struct {
+	chunks [][]indexEntry // oldest first; only the last has room
+	n      int
+}
+
+func (x *sessionIndex) len() int { return x.n }
+
+func (x *sessionIndex) add(e indexEntry) {
+	if k := len(x.chunks); k == 0 || len(x.chunks[k-1]) == cap(x.chunks[k-1]) {
+		x.chunks = append(x.chunks, make([]indexEntry, 0, indexChunk))
+	}
+	last := &x.chunks[len(x.chunks)-1]
+	*last = append(*last, e)
+	x.n++
+}
+
+// dropOldest drops the n oldest entries (all of them when there are
+// fewer) and returns how many it dropped and the seq of the last one.
+func (x *sessionIndex) dropOldest(n int) (int, uint64) {
+	dropped, lastSeq := 0, uint64(0)
+	for dropped < n && len(x.chunks) > 0 {
+		c := x.chunks[0]
+		if m := n - dropped; m < len(c) {
+			lastSeq = c[m-1].seq
+			clear(c[:m])
+			x.chunks[0] = c[m:]
+			dropped += m
+			break
+		}
+		lastSeq = c[len(c)-1].seq
+		dropped += len(c)
+		x.chunks[0] = nil
+		x.chunks = x.chunks[1:]
+	}
+	x.n -= dropped
+	return dropped, lastSeq
+}
+
+// after returns the entries with a seq above seq, oldest first.
+func (x *sessionIndex) after(seq uint64) []indexEntry {
+	var es []indexEntry
+	for _, c := range x.chunks {
+		if len(c) == 0 || c[len(c)-1].seq <= seq {
+			continue
+		}
+		for _, e := range c {
+			if e.seq > seq {
+				es = append(es, e)
+			}
+		}
+	}
+	return es
 }
 
 // notifyRootLocked sends a catalogue notification to root subscribers.

@@ -61,12 +61,7 @@ func (h *Hub) reconnect(ctx context.Context, o *observer, id json.RawMessage, su
 		if sid, ok := sessionOf(r.channel); ok {
 			s := h.sessions[sid]
 			if r.lastSeen >= s.indexFrom && r.lastSeen <= h.seq {
-				var es []indexEntry
-				for _, e := range s.index {
-					if e.seq > r.lastSeen {
-						es = append(es, e)
-					}
-				}
+				es := s.index.after(r.lastSeen)
 				if len(es) <= maxStoreReplay {
 					res.Kind = "replay"
 					rebuilds = append(rebuilds, rebuild{i, es})

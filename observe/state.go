@@ -175,7 +175,7 @@ type session struct {
 	// as pending; confirmed those whose confirmation was published.
 	announced map[string]bool
 	confirmed map[string]bool
-	index     []indexEntry // replay index of the session's actions, oldest first
+	index     sessionIndex // replay index of the session's actions, oldest first
 	indexFrom uint64       // every action of the session after this serverSeq is in index
 }
 
