@@ -392,15 +392,17 @@ const indexChunk = 256
 // grows without copying what it holds and drops its oldest entries
 // without moving the rest.
 type sessionIndex struct {
-	chunks [][]indexEntry // oldest first; only the last has room
+	chunks [][]indexEntry // oldest first; only the last grows
 	n      int
 }
 
 func (x *sessionIndex) len() int { return x.n }
 
 func (x *sessionIndex) add(e indexEntry) {
-	if k := len(x.chunks); k == 0 || len(x.chunks[k-1]) == cap(x.chunks[k-1]) {
-		x.chunks = append(x.chunks, make([]indexEntry, 0, indexChunk))
+	// A chunk starts small and grows as a slice does up to indexChunk
+	// entries (most sessions hold a handful); then the next one starts.
+	if k := len(x.chunks); k == 0 || len(x.chunks[k-1]) >= indexChunk {
+		x.chunks = append(x.chunks, nil)
 	}
 	last := &x.chunks[len(x.chunks)-1]
 	*last = append(*last, e)
