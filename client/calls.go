@@ -13,16 +13,21 @@ import (
 // Handshake negotiates the protocol with the harness using the identity in
 // Options. It must complete before events, queries and batches are sent.
 func (c *Client) Handshake(ctx context.Context) (*protocol.HandshakeResponse, error) {
-	caps := c.opts.Capabilities
+	return c.HandshakeWith(ctx, handshakeRequest(c.opts))
+}
+
+// handshakeRequest is the handshake that presents the identity in o.
+func handshakeRequest(o Options) *protocol.HandshakeRequest {
+	caps := o.Capabilities
 	if caps == nil {
 		caps = []string{}
 	}
-	return c.HandshakeWith(ctx, &protocol.HandshakeRequest{
+	return &protocol.HandshakeRequest{
 		ProtocolVersion: protocol.Version,
-		AgentInfo:       protocol.AgentInfo{Framework: c.opts.Framework, Version: c.opts.Version, Capabilities: caps},
-		SessionID:       c.opts.SessionID,
-		AgentID:         c.opts.AgentID,
-	})
+		AgentInfo:       protocol.AgentInfo{Framework: o.Framework, Version: o.Version, Capabilities: caps},
+		SessionID:       o.SessionID,
+		AgentID:         o.AgentID,
+	}
 }
 
 // HandshakeWith sends the given handshake request.

@@ -222,16 +222,7 @@ func (f *Failover) retryable(ctx context.Context, err error, seenTwiceOK bool) b
 // Handshake negotiates the protocol with the identity in Options; the same
 // handshake is repeated on every endpoint the Failover moves to.
 func (f *Failover) Handshake(ctx context.Context) (*protocol.HandshakeResponse, error) {
-	caps := f.opts.Capabilities
-	if caps == nil {
-		caps = []string{}
-	}
-	return f.HandshakeWith(ctx, &protocol.HandshakeRequest{
-		ProtocolVersion: protocol.Version,
-		AgentInfo:       protocol.AgentInfo{Framework: f.opts.Framework, Version: f.opts.Version, Capabilities: caps},
-		SessionID:       f.opts.SessionID,
-		AgentID:         f.opts.AgentID,
-	})
+	return f.HandshakeWith(ctx, handshakeRequest(f.opts))
 }
 
 // HandshakeWith sends the given handshake request, and sends it again on
