@@ -266,24 +266,34 @@ func absAgainst(p, dir string) string {
 // A path that does not exist (yet) keeps its missing tail after its longest
 // existing, resolved prefix.
 func realPath(p string) string {
+	// os.Stat fails exactly where EvalSymlinks would (a missing component,
+	// a dangling or looping link, no permission) at the cost of one system
+	// call, where EvalSymlinks makes one or two per component: the longest
+	// existing prefix is found with Stat, and resolved once.
+	return resolveLongestPrefix(p, func(prefix string) (string, bool) {
+		if _, err := os.Stat(prefix); err != nil {
+			return "", false
+		}
+		r, err := filepath.EvalSymlinks(prefix)
+		return r, err == nil
+	})
+}
+
+// resolveLongestPrefix resolves the longest prefix of the absolute path p
+// that resolve accepts, trying ever shorter ones, and appends the rest of
+// p to it; p is returned as it is when it is relative or nothing resolves.
+func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) string {
 	if !filepath.IsAbs(p) {
 		return p
 	}
 	rest := ""
 	cur := p
 	for range 64 {
-		// os.Stat fails exactly where EvalSymlinks would (a missing
-		// component, a dangling or looping link, no permission) at the
-		// cost of one system call, where EvalSymlinks makes one or two per
-		// component: the longest existing prefix is found with Stat, and
-		// resolved once.
-		if _, err := os.Stat(cur); err == nil {
-			if r, err := filepath.EvalSymlinks(cur); err == nil {
-				if rest == "" {
-					return r
-				}
-				return filepath.Join(r, rest)
+		if r, ok := resolve(cur); ok {
+			if rest == "" {
+				return r
 			}
+			return filepath.Join(r, rest)
 		}
 		dir, base := filepath.Split(cur)
 		dir = filepath.Clean(dir)

@@ -330,30 +330,10 @@ func TestSelfProtectionParams(t *testing.T) {
 // realPathByEvalSymlinks is realPath as it was before the Stat shortcut:
 // EvalSymlinks on each ever shorter prefix. The two must agree.
 func realPathByEvalSymlinks(p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	rest, cur := "", p
-	for range 64 {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return r
-			}
-			return filepath.Join(r, rest)
-		}
-		dir, base := filepath.Split(cur)
-		dir = filepath.Clean(dir)
-		if dir == cur {
-			break
-		}
-		if rest == "" {
-			rest = base
-		} else {
-			rest = base + "/" + rest
-		}
-		cur = dir
-	}
-	return p
+	return resolveLongestPrefix(p, func(prefix string) (string, bool) {
+		r, err := filepath.EvalSymlinks(prefix)
+		return r, err == nil
+	})
 }
 
 // TestRealPathAgreesWithEvalSymlinks: existing paths, missing tails,
