@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"path/filepath"
@@ -58,13 +59,8 @@ func TestQuietReaderMoves(t *testing.T) {
 	}
 	waitMoves := func(n int64) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for s.moves.Load() < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d readers moved, want %d", s.moves.Load(), n)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		eventually(t, func() bool { return s.moves.Load() >= n },
+			func() string { return fmt.Sprintf("%d readers moved, want %d", s.moves.Load(), n) })
 	}
 	ping("a")
 	waitMoves(1)
@@ -148,5 +144,18 @@ func TestConnEndedNamesSessions(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("ConnEnded not called after the agent left")
+	}
+}
+
+// eventually waits up to 5 s for cond, then fails saying what the
+// message tells at that moment.
+func eventually(t *testing.T, cond func() bool, msg func() string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(msg())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -146,13 +147,8 @@ func TestQuietConnectionWatched(t *testing.T) {
 	}
 	waitWatches := func(n int32) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for c.watches.Load() < n {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d watches, want %d", c.watches.Load(), n)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		eventually(t, func() bool { return c.watches.Load() >= n },
+			func() string { return fmt.Sprintf("%d watches, want %d", c.watches.Load(), n) })
 	}
 	ping("a")
 	waitWatches(1)
