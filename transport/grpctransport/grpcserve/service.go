@@ -69,7 +69,7 @@ type Service struct {
 
 	mu     sync.Mutex
 	closed bool
-	pumped map[*grpctransport.Conn]struct{} // streams read by their handler, for Close
+	open   map[*grpctransport.Conn]struct{} // the streams being served, for Close
 }
 
 // NewService returns the Harness service for srv.
@@ -109,8 +109,8 @@ func (s *Service) Close() {
 	s.stop()
 	s.mu.Lock()
 	s.closed = true
-	open := make([]*grpctransport.Conn, 0, len(s.pumped))
-	for c := range s.pumped {
+	open := make([]*grpctransport.Conn, 0, len(s.open))
+	for c := range s.open {
 		open = append(open, c)
 	}
 	s.mu.Unlock()
@@ -130,7 +130,7 @@ type abortKey struct{}
 // goroutine reads the stream itself and an idle stream keeps no goroutine
 // of the harness waiting; without it (a Service registered on another
 // grpc.Server, or another tap installed), each stream is read by a
-// goroutine of its own. It costs one context per Stream RPC and nothing
+// goroutine of the server's. It costs one context per Stream RPC and nothing
 // for other calls.
 func StreamTap(ctx context.Context, info *tap.Info) (context.Context, error) {
 	if info.FullMethodName != ahpv1.Harness_Stream_FullMethodName {
@@ -157,82 +157,39 @@ func (s *Service) Stream(stream ahpv1.Harness_StreamServer) error {
 	if err := stream.SendHeader(metadata.Pairs("ahp-principal", info.Principal.ID)); err != nil {
 		return err
 	}
-	if abort, ok := ctx.Value(abortKey{}).(context.CancelFunc); ok {
-		return s.pump(stream, info, abort)
-	}
-	// The handler returning is what ends a gRPC stream, so blocked Send
-	// and Recv calls are released by returning (Abort), not by waiting.
-	// What the stream had queued stays in the HTTP/2 layer, bounded by
-	// flow control, until the peer reads it or the connection closes.
-	release := make(chan struct{})
-	var once sync.Once
-	c := grpctransport.NewConn(stream, grpctransport.StreamOptions{
-		MaxMessageBytes: s.opts.MaxMessageBytes,
-		WriteTimeout:    s.opts.WriteTimeout,
-		Abort:           func() { once.Do(func() { close(release) }) },
-		Info:            info,
-	})
-	sctx, cancel := context.WithCancel(ctx)
-	stopLife := context.AfterFunc(s.life, cancel)
-	done := make(chan error, 1)
-	s.wg.Add(1)
-	// Served without a goroutine of its own waiting for it (server.Start):
-	// this handler's goroutine waits instead.
-	s.srv.Start(sctx, c, func(err error) {
-		stopLife()
-		cancel()
-		done <- err
-		s.wg.Done()
-	})
-	select {
-	case err := <-done:
-		return s.ended(info, c, err)
-	case <-release:
-		select {
-		case err := <-done: // ServeConn finished on its own
-			return s.ended(info, c, err)
-		default:
-		}
-		return s.ended(info, c, nil)
-	}
-}
-
-// pump serves a stream whose context StreamTap made cancellable: this
-// handler's goroutine receives the messages (Conn.Pump) and the server's
-// workers take them, so that a quiet stream is waited on by this goroutine
-// alone (see transport.InputWatcher). Abort cancels the stream's context,
-// which makes a blocked receive return.
-func (s *Service) pump(stream ahpv1.Harness_StreamServer, info transport.Info, abort context.CancelFunc) error {
+	// With StreamTap, this handler's goroutine receives the messages
+	// (Conn.Pump) and the server's workers take them, so that a quiet
+	// stream is waited on by this goroutine alone (transport.InputWatcher);
+	// Abort cancels the stream's context, which makes a blocked receive
+	// return. Without it, the server's reader receives, and the stream
+	// ends when this handler returns: blocked Send and Recv calls are
+	// released by returning once the Conn is aborted, not by waiting. What
+	// the stream had queued stays in the HTTP/2 layer, bounded by flow
+	// control, until the peer reads it or the connection closes.
+	abort, pumped := ctx.Value(abortKey{}).(context.CancelFunc)
 	c := grpctransport.NewConn(stream, grpctransport.StreamOptions{
 		MaxMessageBytes: s.opts.MaxMessageBytes,
 		WriteTimeout:    s.opts.WriteTimeout,
 		Abort:           abort,
 		Info:            info,
-		Pumped:          true,
+		Pumped:          pumped,
 	})
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.track(c) {
 		_ = c.Close()
 		return status.Error(codes.Unavailable, "ahp: server shutting down")
 	}
-	if s.pumped == nil {
-		s.pumped = map[*grpctransport.Conn]struct{}{}
-	}
-	s.pumped[c] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.pumped, c)
-		s.mu.Unlock()
-	}()
+	defer s.untrack(c)
 	done := make(chan error, 1)
 	s.wg.Add(1)
-	s.srv.Start(stream.Context(), c, func(err error) {
+	// Served without a goroutine of its own waiting for it (server.Start):
+	// this handler's goroutine waits instead.
+	s.srv.Start(ctx, c, func(err error) {
 		done <- err
 		s.wg.Done()
 	})
-	_ = c.Pump() // how the input ended reaches the server through c
+	if pumped {
+		_ = c.Pump() // how the input ended reaches the server through c
+	}
 	select {
 	case err := <-done:
 		return s.ended(info, c, err)
@@ -244,6 +201,27 @@ func (s *Service) pump(stream ahpv1.Harness_StreamServer, info transport.Info, a
 		}
 		return s.ended(info, c, nil)
 	}
+}
+
+// track registers an open stream's Conn for Close; it reports false once
+// the Service is closed.
+func (s *Service) track(c *grpctransport.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	if s.open == nil {
+		s.open = map[*grpctransport.Conn]struct{}{}
+	}
+	s.open[c] = struct{}{}
+	return true
+}
+
+func (s *Service) untrack(c *grpctransport.Conn) {
+	s.mu.Lock()
+	delete(s.open, c)
+	s.mu.Unlock()
 }
 
 // ended logs how a stream ended and returns its final status.
