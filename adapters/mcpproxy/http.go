@@ -27,6 +27,20 @@ type HTTPHandler struct {
 
 	mu       sync.Mutex
 	sessions map[string]*mcp.StreamableServerTransport
+	closed   bool           // Wait was called: no new sessions
+	running  sync.WaitGroup // the sessions' proxies
+}
+
+// Wait stops new sessions and waits until every session's proxy has
+// ended and closed its upstream connection (for a command started by
+// mcp.CommandTransport, that stops the process). Sessions end when their
+// client goes or when Context is cancelled: cancel it first for a
+// shutdown.
+func (h *HTTPHandler) Wait() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.running.Wait()
 }
 
 // ServeHTTP implements http.Handler.
@@ -64,6 +78,10 @@ func (h *HTTPHandler) start() (*mcp.StreamableServerTransport, error) {
 	if h.sessions == nil {
 		h.sessions = map[string]*mcp.StreamableServerTransport{}
 	}
+	if h.closed {
+		h.mu.Unlock()
+		return nil, errClosing
+	}
 	if len(h.sessions) >= MaxHTTPSessions {
 		h.mu.Unlock()
 		return nil, errTooMany
@@ -71,11 +89,13 @@ func (h *HTTPHandler) start() (*mcp.StreamableServerTransport, error) {
 	id := rand.Text()
 	t := &mcp.StreamableServerTransport{SessionID: id}
 	h.sessions[id] = t
+	h.running.Add(1) // under mu, before Wait can begin
 	h.mu.Unlock()
 	forget := func() {
 		h.mu.Lock()
 		delete(h.sessions, id)
 		h.mu.Unlock()
+		h.running.Done()
 	}
 	down, err := t.Connect(ctx)
 	if err != nil {
@@ -103,4 +123,7 @@ type httpError string
 
 func (e httpError) Error() string { return string(e) }
 
-const errTooMany = httpError("too many MCP sessions")
+const (
+	errTooMany = httpError("too many MCP sessions")
+	errClosing = httpError("the proxy is shutting down")
+)

@@ -12,8 +12,10 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,7 +56,10 @@ call's outcome. With --descriptor, tools/list shows only the descriptor's
 tools and calls to other tools are refused. Everything else passes through.
 
 A harness that cannot be reached or does not answer within --timeout makes
-the call fail with a tool error: the proxy fails closed.`,
+the call fail with a tool error: the proxy fails closed.
+
+SIGINT or SIGTERM stops the proxy: its sessions end, each MCP server
+process is stopped, and it exits with status 0.`,
 		Example: `  ahp mcp-proxy --connect unix:./ahp.sock -- npx -y @modelcontextprotocol/server-everything
   ahp mcp-proxy --connect unix:./ahp.sock --listen http://127.0.0.1:8931 -- ./my-mcp-server`,
 		Args: cobra.MinimumNArgs(1),
@@ -109,7 +114,12 @@ func runMCPProxy(cmd *cobra.Command, o *mcpProxyOptions, args []string) error {
 		c.Stderr = cmd.ErrOrStderr()
 		return (&mcp.CommandTransport{Command: c}).Connect(ctx)
 	}
-	ctx := cmd.Context()
+	// SIGINT and SIGTERM end the proxy in order: its sessions close and
+	// their MCP server processes stop. Handling them also matters when
+	// the proxy was started with SIGINT ignored (as a shell's background
+	// job), where it would otherwise never stop on SIGINT.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if o.listen == "" {
 		if opts.SessionID == "" {
 			opts.SessionID = "mcp-" + rand.Text()
@@ -148,6 +158,8 @@ func serveMCPProxyHTTP(ctx context.Context, cmd *cobra.Command, o *mcpProxyOptio
 	err = mcpproxy.ListenAndServe(ctx, u.Host, mux, func(a net.Addr) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ahp: MCP proxy listening on http://%s\n", a)
 	})
+	cancel()
+	h.Wait() // every session's MCP server stopped
 	if err != nil {
 		return exitWith(exitFail, err.Error())
 	}
