@@ -3,7 +3,9 @@ package httpserver_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -14,8 +16,10 @@ import (
 
 	"github.com/ahp-go/ahp/auth"
 	"github.com/ahp-go/ahp/server"
+	"github.com/ahp-go/ahp/transport"
 	"github.com/ahp-go/ahp/transport/connlimit"
 	"github.com/ahp-go/ahp/transport/httpserver"
+	"github.com/ahp-go/ahp/transport/httptransport"
 	"github.com/ahp-go/ahp/transport/wstransport/wsserve"
 )
 
@@ -126,5 +130,33 @@ func TestConnectionLimitRefuses(t *testing.T) {
 	eventually(t, "the closed connection to free its slot", func() bool { return lim.Open() == 1 })
 	if resp := openKeepAlive(t, ts.Addr).post(t); resp.StatusCode != http.StatusOK {
 		t.Fatalf("agent after a slot freed: status %d", resp.StatusCode)
+	}
+}
+
+// TestClientShowsLimitMessage: an HTTP client refused at the connection
+// limit reports the harness's message, not the raw JSON body.
+func TestClientShowsLimitMessage(t *testing.T) {
+	lim, err := connlimit.New(1, connlimit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, httpserver.Options{Authenticator: auth.InsecureNoAuth{}}, httpserver.ServerOptions{Limiter: lim})
+	held := openKeepAlive(t, ts.Addr)
+	if resp := held.post(t); resp.StatusCode != http.StatusOK {
+		t.Fatalf("connected agent: status %d", resp.StatusCode)
+	}
+	c, err := transport.Dial(context.Background(), "http://"+ts.Addr+"/ahp", transport.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.WriteMessage(context.Background(), []byte(`{"jsonrpc":"2.0","method":"ahp/event","params":{}}`))
+	var se *httptransport.StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusServiceUnavailable {
+		t.Fatalf("over the limit: %v", err)
+	}
+	want := "http: harness answered 503 Service Unavailable: " + connlimit.Message(1)
+	if se.Message != connlimit.Message(1) || err.Error() != want || !strings.Contains(se.Body, `"max_connections":1`) {
+		t.Fatalf("error %q (message %q, body %q), want %q", err, se.Message, se.Body, want)
 	}
 }

@@ -1,9 +1,11 @@
 package httptransport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
 	"strconv"
 
 	"github.com/ahp-go/ahp/jsonrpc"
@@ -16,13 +18,35 @@ type StatusError struct {
 	Code   int    // HTTP status code
 	Status string // status line, as "401 Unauthorized"
 	Body   string // the start of the body the harness sent, if any
+	// Message is the "message" of a JSON body (an AHP harness at its
+	// connection limit explains itself so); empty when there was none.
+	Message string
 }
 
+// Error names the status and the harness's message, or the start of its
+// body when it sent no JSON message.
 func (e *StatusError) Error() string {
-	if e.Body == "" {
+	switch {
+	case e.Message != "":
+		return "http: harness answered " + e.Status + ": " + e.Message
+	case e.Body == "":
 		return "http: harness answered " + e.Status
 	}
 	return "http: harness answered " + e.Status + ": " + e.Body
+}
+
+// newStatusError describes a response of status code with the start of
+// its body.
+func newStatusError(resp *http.Response, snippet []byte) *StatusError {
+	snippet = bytes.TrimSpace(snippet)
+	e := &StatusError{Code: resp.StatusCode, Status: resp.Status, Body: string(snippet)}
+	var body struct {
+		Message string `json:"message"`
+	}
+	if len(snippet) > 0 && snippet[0] == '{' && json.Unmarshal(snippet, &body) == nil {
+		e.Message = body.Message // json has made it valid UTF-8
+	}
+	return e
 }
 
 // CodeTransportError is the JSON-RPC error code of the responses this

@@ -438,7 +438,7 @@ func (l *h1Link) readResponse() (body []byte, reuse bool, err error) {
 	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	reuse = reuse && drain(resp.Body)
-	return nil, reuse, &StatusError{Code: resp.StatusCode, Status: resp.Status, Body: string(trimSpace(snippet))}
+	return nil, reuse, newStatusError(resp, snippet)
 }
 
 // drain reads what is left of a small body and reports whether the

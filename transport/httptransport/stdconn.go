@@ -253,7 +253,7 @@ func (c *conn) post(ctx context.Context, msg []byte) ([]byte, error) {
 	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	return nil, &StatusError{Code: resp.StatusCode, Status: resp.Status, Body: string(bytes.TrimSpace(snippet))}
+	return nil, newStatusError(resp, snippet)
 }
 
 func (c *conn) readBody(resp *http.Response) ([]byte, error) {
