@@ -113,6 +113,10 @@ func Decode(b []byte) (Message, error) {
 			hasResult = true
 		case "error":
 			errRaw = val
+		default:
+			if name, ok := jsonscan.CaseVariant(key, members...); ok {
+				return fmt.Errorf("member %q differs from %q only in letter case, which readers treat differently", jsonscan.ReportedKey(key), name)
+			}
 		}
 		return nil
 	})
@@ -167,6 +171,9 @@ func Decode(b []byte) (Message, error) {
 	}
 	return m, nil
 }
+
+// members are the member names of a JSON-RPC message.
+var members = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // profileError is the answer to a well-formed message that the I-JSON
 // profile refuses (a duplicated member name, invalid UTF-8, an unpaired

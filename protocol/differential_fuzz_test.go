@@ -41,6 +41,10 @@ func FuzzEventDifferential(f *testing.F) {
 		"{\"event_type\":\"pre_action\",\"session_id\":\"s\xff\",\"agent_id\":\"a\",\"timestamp\":\"t\",\"depth\":0,\"payload\":{}}",
 		`{"event_type":"pre_action","session_id":"s","agent_id":"a","timestamp":"t","depth":1e400,"payload":{"n":1e400}}`,
 		`{"event_type":"pre_prompt","session_id":"s","agent_id":"a","timestamp":"t","depth":0,"payload":{"prompt":"x"},"context":{"current_task":"t"},"metadata":{"k":[1,2]}}`,
+		// Found by this target: encoding/json reads a member named as a
+		// field in other letter case as that field.
+		`{"event_type":"pre_prompt","session_id":"s","agent_id":"a","timestamp":"t","depth":0,"payload":{"prompt":"x"},"context":{"curreKKKKKsk":"t"},"metAdAtA":{"0":[0,0]}}`,
+		`{"event_type":"pre_action","session_id":"s","agent_id":"a","timestamp":"t","depth":0,"payload":{},"PAYLOAD":{"tool_name":"bash"}}`,
 	} {
 		f.Add([]byte(s))
 	}

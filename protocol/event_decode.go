@@ -77,6 +77,10 @@ func DecodeValidEvent(b []byte, e *Event) error {
 			if string(val) != "null" {
 				e.Metadata = val
 			}
+		default:
+			if name, ok := jsonscan.CaseVariant(key, eventFields...); ok {
+				return fmt.Errorf("member %q: differs from %q only in letter case, which readers treat differently", jsonscan.ReportedKey(key), name)
+			}
 		}
 		return nil
 	})
@@ -100,6 +104,9 @@ func DecodeValidEvent(b []byte, e *Event) error {
 	}
 	return nil
 }
+
+// eventFields are the members of an event object.
+var eventFields = []string{"event_type", "session_id", "agent_id", "timestamp", "depth", "payload", "context", "metadata"}
 
 // UnmarshalJSON decodes an event and checks its required fields.
 func (e *Event) UnmarshalJSON(b []byte) error {

@@ -97,6 +97,11 @@ func TestDecodeEventDirect(t *testing.T) {
 		{`{"event_type":"idle","session_id":"s","timestamp":"t","depth":0,"payload":{}}`, "missing field agent_id"},
 		{`{"event_type":"idle","session_id":"s","agent_id":"a","depth":0,"payload":{}}`, "missing field timestamp"},
 		{`{"event_type":"idle","session_id":"s","agent_id":"a","timestamp":"t","payload":{}}`, "missing field depth"},
+		// A member that is a field's name in other letter case is read as
+		// that field by Go's encoding/json and ignored by exact readers.
+		{`{"event_type":"idle",` + ok + `,"metAdAtA":{"k":1}}`, `member "metAdAtA": differs from "metadata" only in letter case`},
+		{`{"event_type":"idle","ſession_id":"s","agent_id":"a","timestamp":"t","depth":0,"payload":{}}`, `differs from "session_id"`},
+		{`{"event_type":"idle","session_id":"s","agent_id":"a","timestamp":"t","depth":0,"Payload":{}}`, `differs from "payload"`},
 		{`[1]`, "expected a JSON object"},
 		{`{"event_type":"idle",`, ""},
 		{``, ""},
@@ -112,7 +117,7 @@ func TestDecodeEventDirect(t *testing.T) {
 	}
 
 	var e Event
-	in := []byte(`{"metadata":null,"context":null,"event_type":"pre_prompt","session_id":"s\u00e9","agent_id":"a","timestamp":"t","depth":2,"payload":{"k":1},"unknown":{"x":[1]}}`)
+	in := []byte(`{"metadata":null,"context":null,"event_type":"pre_prompt","session_id":"s\u00e9","agent_id":"a","timestamp":"t","depth":2,"payload":{"k":1},"unknown":{"x":[1]},"payloads":1,"meta":2}`)
 	if err := DecodeEvent(in, &e); err != nil {
 		t.Fatal(err)
 	}
