@@ -88,7 +88,7 @@ func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.I
 	ev := se.ev
 	evJSON, _ := json.Marshal(ev)
 	a := &store.Approval{SessionID: ev.SessionID, AgentID: ev.AgentID, RequestedBy: principalID(peer),
-		Event: evJSON, RuleID: ruleID, Reason: se.text(reason)}
+		Replica: h.opts.ReplicaID, Event: evJSON, RuleID: ruleID, Reason: se.text(reason)}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	err := h.opts.Store.Approvals().Create(sctx, a)
 	cancel()

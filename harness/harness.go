@@ -31,6 +31,11 @@ type Options struct {
 	// Store records every event and decision, keeps approvals and facts.
 	// Required.
 	Store store.Store
+	// ReplicaID names this process in a shared store's replica registry;
+	// it is stored with every approval this harness raises
+	// (store.Approval.Replica), so that a live replica can expire them if
+	// this process stops without a clean shutdown. Empty without one.
+	ReplicaID string
 	// ApprovalTimeout applies to escalations whose rule names no timeout
 	// (5 minutes when 0).
 	ApprovalTimeout time.Duration

@@ -108,7 +108,7 @@ func (s *Service) build() error {
 	s.hub = hub
 	s.obs.first = s.hubObserver(hub)
 	h, err := harness.New(harness.Options{
-		Supervisor: sup, Runs: reducer, Redactor: red, Observer: s.obs,
+		Supervisor: sup, Runs: reducer, Redactor: red, Observer: s.obs, ReplicaID: s.sharedReplicaID(),
 		Engine: engine, Store: s.db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
 		DeferIdleWhilePending: c.Idle.DeferWhilePending, MemoryMaxResults: c.Memory.MaxResults,
 		Perceiver: perceiver, Metrics: met, Logger: log, Shadow: s.shadow,

@@ -15,6 +15,8 @@ import (
 	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/service"
+	"github.com/ahp-go/ahp/store"
+	"github.com/ahp-go/ahp/store/postgres"
 )
 
 // startEscalatingReplica starts a replica on the shared database whose
@@ -305,4 +307,69 @@ func TestExpiredApprovalClearedOnEveryReplica(t *testing.T) {
 	// The decision record (fallback block) then confirms the tool call, as
 	// on the replica that raised it.
 	wb.await(actsB, "B: toolCallConfirmed (blocked)", isType(ch, "chat/toolCallConfirmed", `"ap-`+x.Approval.ID+`"`, `"approved":false`))
+}
+
+// An approval whose replica stopped without a clean shutdown (no
+// heartbeat, not in the registry) is expired by a live replica, and its
+// prompt is cleared on that replica's observers; an approval the live
+// replica raised itself names it and stays pending.
+func TestOrphanedApprovalExpiredByLiveReplica(t *testing.T) {
+	url := sharedTestDatabase(t)
+	const sid = "replica-orphan"
+	b := startEscalatingReplica(t, url, time.Minute)
+	db, err := postgres.Open(t.Context(), url, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	agent := dial(t, b.sock, client.Options{SessionID: sid, AgentID: "coder", Timeout: 2 * time.Minute})
+	decide(t, agent, "echo start")
+	w, acts := watchSession(t, b, sid)
+
+	// B's own approval names B, as its registry entry does.
+	got := escalate(t, agent)
+	added := w.await(acts, "root ahp/approvalAdded of B's own approval", isType("ahp-root://", "ahp/approvalAdded", `"ask-deploy"`))
+	var x struct {
+		Approval struct {
+			ID string `json:"id"`
+		} `json:"approval"`
+	}
+	if err := json.Unmarshal(added.Action, &x); err != nil || x.Approval.ID == "" {
+		t.Fatalf("approvalAdded %s", added.Action)
+	}
+	own, err := db.Approvals().Get(t.Context(), x.Approval.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps, err := db.Replicas(t.Context(), time.Minute)
+	if err != nil || len(reps) != 1 || own.Replica != reps[0].ID {
+		t.Fatalf("B's approval names replica %q; registry %+v (%v)", own.Replica, reps, err)
+	}
+
+	// An approval of a replica that is gone: shown, then expired by B.
+	orphan := &store.Approval{ID: "orphan-1", SessionID: sid, AgentID: "coder", Replica: "gone-host-1-dead",
+		Created: time.Now().Add(-time.Hour), RuleID: "ask-deploy", Reason: "a human decides deploys"}
+	if err := db.Approvals().Create(t.Context(), orphan); err != nil {
+		t.Fatal(err)
+	}
+	w.await(acts, "root ahp/approvalAdded of the orphan", isType("ahp-root://", "ahp/approvalAdded", `"orphan-1"`))
+	w.await(acts, "root ahp/approvalRemoved of the orphan (expired)",
+		isType("ahp-root://", "ahp/approvalRemoved", `"approvalId":"orphan-1"`, `"status":"expired"`))
+	cur, err := db.Approvals().Get(t.Context(), "orphan-1")
+	if err != nil || cur.Status != store.ApprovalExpired || !strings.Contains(cur.DecisionReason, "stopped") {
+		t.Fatalf("orphan after expiry: %+v, %v", cur, err)
+	}
+	if root, _ := snapshotPrompts(t, b, sid); len(root) != 1 || root[0] != x.Approval.ID {
+		t.Fatalf("pending approvals shown after the expiry: %v, want only B's own %s", root, x.Approval.ID)
+	}
+
+	answerVia(t, b, x.Approval.ID, true)
+	select {
+	case d, ok := <-got:
+		if !ok || !d.Allowed() {
+			t.Fatalf("the agent on B got %+v after its approval", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the agent on B got no decision after its approval")
+	}
 }

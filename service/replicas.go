@@ -48,6 +48,36 @@ func newReplicaID() string {
 	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
+// sharedReplicaID is this process's registry ID with a shared store, ""
+// without one.
+func (s *Service) sharedReplicaID() string {
+	if s.sharedStore() {
+		return s.replicaID
+	}
+	return ""
+}
+
+// orphanReason is why a live replica expires another one's approvals.
+var orphanReason = "the replica whose agent waited for it stopped (no heartbeat for " + replicaMaxAge.String() +
+	"): the waiting request is gone, fallback applied"
+
+// expireOrphaned expires the pending approvals of replicas that stopped
+// without a clean shutdown: their agents are gone, and observers would
+// otherwise show the approvals pending for ever.
+func (s *Service) expireOrphaned(ctx context.Context, sh store.Shared) {
+	expired, err := sh.ExpireOrphaned(ctx, replicaMaxAge, orphanReason)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("expiring the approvals of stopped replicas failed", "error", err)
+		}
+		return
+	}
+	for _, a := range expired {
+		s.log.Warn("approval expired: the replica that raised it stopped", "approval_id", a.ID,
+			"replica", a.Replica, "session_id", a.SessionID, "rule_id", a.RuleID)
+	}
+}
+
 // replica returns this process's registry entry.
 func (s *Service) replica() store.Replica {
 	return store.Replica{ID: s.replicaID, Address: s.adminURL(), PolicyVersion: s.engine.Version(),
@@ -77,6 +107,8 @@ func (s *Service) replicate(ctx context.Context) {
 		hctx, cancel := context.WithTimeout(ctx, replicaHeartbeat)
 		if err := sh.Heartbeat(hctx, s.replica()); err != nil && ctx.Err() == nil {
 			s.log.Warn("replica heartbeat failed", "error", err)
+		} else if err == nil {
+			s.expireOrphaned(hctx, sh)
 		}
 		cancel()
 		select {

@@ -40,7 +40,12 @@ type Approval struct {
 	AgentID   string
 	// RequestedBy is the principal whose event raised the approval ("" when
 	// the connection had none). That principal may never answer it.
-	RequestedBy    string
+	RequestedBy string
+	// Replica is the harness process whose agent waits for the decision
+	// (its ID in the replica registry of a shared store, "" otherwise).
+	// When that process stops without a clean shutdown, another replica
+	// expires the approval (store.Shared.ExpireOrphaned).
+	Replica        string
 	Event          json.RawMessage // the event awaiting approval (JSON)
 	RuleID         string          // the rule that asked for approval
 	Reason         string          // why approval is needed
@@ -104,7 +109,7 @@ func (a *Approval) Validate() error {
 	}
 	for _, f := range [...]struct{ name, v string }{
 		{"id", a.ID}, {"session_id", a.SessionID}, {"agent_id", a.AgentID},
-		{"requested_by", a.RequestedBy}, {"rule_id", a.RuleID}, {"reason", a.Reason},
+		{"requested_by", a.RequestedBy}, {"replica", a.Replica}, {"rule_id", a.RuleID}, {"reason", a.Reason},
 	} {
 		if len(f.v) > MaxApprovalFieldBytes {
 			return fmt.Errorf("%w: approval: %s is %d bytes, limit %d", ErrInvalid, f.name, len(f.v), MaxApprovalFieldBytes)

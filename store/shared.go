@@ -26,6 +26,12 @@ type Shared interface {
 	Replicas(ctx context.Context, maxAge time.Duration) ([]Replica, error)
 	// Forget removes a replica from the registry (on a clean shutdown).
 	Forget(ctx context.Context, id string) error
+	// ExpireOrphaned marks expired, with reason, every approval still
+	// pending that was created more than maxAge ago by a replica (its
+	// Approval.Replica) not seen in the registry within maxAge: the agent
+	// that waited for it was connected to a process that is gone. It
+	// announces each one like Decide, and returns them.
+	ExpireOrphaned(ctx context.Context, maxAge time.Duration, reason string) ([]Approval, error)
 }
 
 // ApprovalPollInterval is how often a replica checks the approvals it is

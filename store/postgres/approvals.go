@@ -23,7 +23,7 @@ var _ store.Approvals = (*approvals)(nil)
 const ApprovalChannel = "ahp_approval_decided"
 
 const approvalColumns = `id, created_ns, session_id, agent_id, event, rule_id, reason, status,
-	decided_by, decided_ns, decision_reason, requested_by`
+	decided_by, decided_ns, decision_reason, requested_by, replica`
 
 // Create implements store.Approvals.
 func (s *approvals) Create(ctx context.Context, a *store.Approval) error {
@@ -42,8 +42,8 @@ func (s *approvals) Create(ctx context.Context, a *store.Approval) error {
 	}
 	err := (*DB)(s).write(ctx, "create approval", func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO approvals (id, created_ns, session_id, agent_id, event,
-			rule_id, reason, status, requested_by) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8)`,
-			id, created.UnixNano(), a.SessionID, a.AgentID, jsonText(a.Event), a.RuleID, a.Reason, a.RequestedBy)
+			rule_id, reason, status, requested_by, replica) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9)`,
+			id, created.UnixNano(), a.SessionID, a.AgentID, jsonText(a.Event), a.RuleID, a.Reason, a.RequestedBy, a.Replica)
 		if isUnique(err) {
 			return fmt.Errorf("%w: approval %s already exists", store.ErrInvalid, id)
 		}
@@ -157,16 +157,29 @@ func (s *approvals) Decide(ctx context.Context, id string, r store.Resolution) (
 
 // ExpirePending implements store.Approvals.
 func (s *approvals) ExpirePending(ctx context.Context, before time.Time, reason string) ([]store.Approval, error) {
+	return s.expire(ctx, "expire approvals", reason, `status = 'pending' AND created_ns < $3`, before.UnixNano())
+}
+
+// ExpireOrphaned implements store.Shared.
+func (db *DB) ExpireOrphaned(ctx context.Context, maxAge time.Duration, reason string) ([]store.Approval, error) {
+	cut := time.Now().Add(-maxAge).UnixNano()
+	return (*approvals)(db).expire(ctx, "expire orphaned approvals", reason, `status = 'pending' AND created_ns < $3
+		AND replica <> '' AND replica NOT IN (SELECT id FROM replicas WHERE seen_ns >= $3)`, cut)
+}
+
+// expire marks the pending approvals matching where (with $3 = arg) as
+// expired by the harness with reason, announces each on ApprovalChannel
+// in the same transaction, and returns them.
+func (s *approvals) expire(ctx context.Context, what, reason, where string, arg int64) ([]store.Approval, error) {
 	if len(reason) > store.MaxApprovalFieldBytes {
 		return nil, fmt.Errorf("%w: expiry reason longer than %d bytes", store.ErrInvalid, store.MaxApprovalFieldBytes)
 	}
 	var out []store.Approval
-	err := (*DB)(s).write(ctx, "expire approvals", func(tx pgx.Tx) error {
+	err := (*DB)(s).write(ctx, what, func(tx pgx.Tx) error {
 		var err error
 		out, err = queryApprovals(ctx, tx, `UPDATE approvals
 			SET status = 'expired', decided_by = 'harness', decided_ns = $1, decision_reason = $2
-			WHERE status = 'pending' AND created_ns < $3 RETURNING `+approvalColumns,
-			time.Now().UnixNano(), reason, before.UnixNano())
+			WHERE `+where+` RETURNING `+approvalColumns, time.Now().UnixNano(), reason, arg)
 		if err != nil {
 			return err
 		}
@@ -192,7 +205,7 @@ func scanApproval(row pgx.Row) (store.Approval, error) {
 		event   *string
 	)
 	if err := row.Scan(&a.ID, &created, &a.SessionID, &a.AgentID, &event, &a.RuleID, &a.Reason,
-		&status, &a.DecidedBy, &decided, &a.DecisionReason, &a.RequestedBy); err != nil {
+		&status, &a.DecidedBy, &decided, &a.DecisionReason, &a.RequestedBy, &a.Replica); err != nil {
 		return store.Approval{}, err
 	}
 	a.Created = time.Unix(0, created).UTC()

@@ -231,3 +231,84 @@ func TestConcurrentMigrations(t *testing.T) {
 		t.Fatalf("schema_version holds %d rows (%d distinct), want %d", versions, distinct, postgres.SchemaVersion)
 	}
 }
+
+// ExpireOrphaned expires exactly the pending approvals older than maxAge
+// whose replica is not in the registry (gone, or not seen within maxAge),
+// and announces each: approvals of live replicas, young ones, ones with no
+// replica recorded and decided ones stay as they are.
+func TestExpireOrphanedApprovals(t *testing.T) {
+	db, err := postgres.Open(t.Context(), testURL(t), postgres.Options{Schema: freshSchema()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	const maxAge = 200 * time.Millisecond
+	if err := db.Heartbeat(ctx, store.Replica{ID: "silent", Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	create := func(replica string, created time.Time) *store.Approval {
+		t.Helper()
+		a := &store.Approval{SessionID: "s", AgentID: "coder", Replica: replica, RuleID: "r", Reason: "why", Created: created}
+		if err := db.Approvals().Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	gone := create("gone", old)     // its replica never registered
+	silent := create("silent", old) // its replica stops heartbeating
+	live := create("live", old)
+	young := create("gone", time.Now().Add(time.Hour)) // created after the cut
+	legacy := create("", old)                          // from before replicas were recorded
+	decided := create("gone", old)
+	if _, err := db.Approvals().Decide(ctx, decided.ID, store.Resolution{Status: store.ApprovalApproved, By: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+
+	heard := make(chan string, 16)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { _ = db.WatchApprovals(wctx, func(id string) { heard <- id }) }()
+	time.Sleep(300 * time.Millisecond) // LISTEN is in place; "silent" is now older than maxAge
+	if err := db.Heartbeat(ctx, store.Replica{ID: "live", Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+
+	expired, err := db.ExpireOrphaned(ctx, maxAge, "the replica stopped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, a := range expired {
+		got[a.ID] = true
+		if a.Status != store.ApprovalExpired || a.DecisionReason != "the replica stopped" || a.DecidedAt.IsZero() {
+			t.Errorf("expired approval %+v", a)
+		}
+	}
+	if len(expired) != 2 || !got[gone.ID] || !got[silent.ID] {
+		t.Fatalf("expired %d approvals %v; want exactly the two of stopped replicas (%s, %s)", len(expired), got, gone.ID, silent.ID)
+	}
+	for _, a := range []*store.Approval{live, young, legacy} {
+		if cur, err := db.Approvals().Get(ctx, a.ID); err != nil || cur.Status != store.ApprovalPending {
+			t.Errorf("approval of replica %q created %s: %v %v, want still pending", a.Replica, a.Created, cur.Status, err)
+		}
+	}
+	if cur, err := db.Approvals().Get(ctx, decided.ID); err != nil || cur.Status != store.ApprovalApproved {
+		t.Errorf("decided approval: %v %v, want approved", cur.Status, err)
+	}
+	for range 2 {
+		select {
+		case id := <-heard:
+			if !got[id] {
+				t.Errorf("announced %s, which was not expired", id)
+			}
+			delete(got, id)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("expired approvals not announced: %v", got)
+		}
+	}
+	if again, err := db.ExpireOrphaned(ctx, maxAge, "again"); err != nil || len(again) != 0 {
+		t.Fatalf("second ExpireOrphaned: %d, %v; want none", len(again), err)
+	}
+}

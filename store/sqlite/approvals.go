@@ -19,7 +19,7 @@ type approvals DB
 var _ store.Approvals = (*approvals)(nil)
 
 const approvalColumns = `id, created_ns, session_id, agent_id, event, rule_id, reason, status,
-	decided_by, decided_ns, decision_reason, requested_by`
+	decided_by, decided_ns, decision_reason, requested_by, replica`
 
 // Create implements store.Approvals.
 func (s *approvals) Create(ctx context.Context, a *store.Approval) error {
@@ -36,8 +36,8 @@ func (s *approvals) Create(ctx context.Context, a *store.Approval) error {
 	}
 	err := (*DB)(s).write(ctx, "create approval", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, created_ns, session_id, agent_id, event,
-			rule_id, reason, status, requested_by) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
-			id, created.UnixNano(), a.SessionID, a.AgentID, jsonText(a.Event), a.RuleID, a.Reason, a.RequestedBy)
+			rule_id, reason, status, requested_by, replica) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+			id, created.UnixNano(), a.SessionID, a.AgentID, jsonText(a.Event), a.RuleID, a.Reason, a.RequestedBy, a.Replica)
 		if isConstraint(err) {
 			return fmt.Errorf("%w: approval %s already exists", store.ErrInvalid, id)
 		}
@@ -193,7 +193,7 @@ func scanApproval(row rowScanner) (store.Approval, error) {
 		eventJSON []byte
 	)
 	if err := row.Scan(&a.ID, &created, &a.SessionID, &a.AgentID, &eventJSON, &a.RuleID, &a.Reason,
-		&status, &a.DecidedBy, &decided, &a.DecisionReason, &a.RequestedBy); err != nil {
+		&status, &a.DecidedBy, &decided, &a.DecisionReason, &a.RequestedBy, &a.Replica); err != nil {
 		return store.Approval{}, err
 	}
 	a.Created = time.Unix(0, created).UTC()

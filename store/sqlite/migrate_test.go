@@ -131,8 +131,8 @@ func TestFTSMatch(t *testing.T) {
 }
 
 // TestUpgradeFromVersion1 rebuilds a database as version 1 left it (with
-// the audit_rule index, without approvals.requested_by, audit.redacted and
-// the shadow columns)
+// the audit_rule index, without approvals.requested_by and .replica,
+// audit.redacted and the shadow columns)
 // and checks that opening it applies the later migrations.
 func TestUpgradeFromVersion1(t *testing.T) {
 	ctx := t.Context()
@@ -148,7 +148,7 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 	if _, err := raw.ExecContext(ctx, `DELETE FROM schema_version WHERE version > 1;
 		CREATE INDEX audit_rule ON audit (rule_id, id);
-		ALTER TABLE approvals DROP COLUMN requested_by;
+		ALTER TABLE approvals DROP COLUMN requested_by; ALTER TABLE approvals DROP COLUMN replica;
 		ALTER TABLE audit DROP COLUMN redacted;
 		DROP INDEX audit_shadow; DROP INDEX audit_shadow_changed;
 		ALTER TABLE audit DROP COLUMN shadow; ALTER TABLE audit DROP COLUMN shadow_changed;
@@ -177,8 +177,8 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		len(fs) != 1 || fs[0].Kind != store.KindFact || fs[0].Origin != store.OriginHuman || fs[0].Workspace != "" {
 		t.Errorf("fact from version 1 after upgrade: %+v, %v", fs, err)
 	}
-	// 0003: approvals of before know no requester.
-	if a, err := db.Approvals().Get(ctx, "old"); err != nil || a.RequestedBy != "" || a.Reason != "why" {
+	// 0003, 0007: approvals of before know no requester and no replica.
+	if a, err := db.Approvals().Get(ctx, "old"); err != nil || a.RequestedBy != "" || a.Replica != "" || a.Reason != "why" {
 		t.Errorf("approval from version 1 after upgrade: %+v, %v", a, err)
 	}
 }

@@ -16,6 +16,7 @@ func approval(session, rule string) *store.Approval {
 		SessionID:   session,
 		AgentID:     "agent-1",
 		RequestedBy: "key:agent-1",
+		Replica:     "host-1-4242-ab12cd34",
 		Event:       json.RawMessage(`{"event_type":"pre_action","payload":{"tool_name":"bash","arguments":{"command":"rm -rf build"}}}`),
 		RuleID:      rule,
 		Reason:      "destructive command needs a human",
@@ -54,7 +55,7 @@ func runApprovals(t *testing.T, newDB NewDatabase) {
 			t.Fatal(err)
 		}
 		if got.SessionID != "s1" || got.RuleID != "r1" || got.Reason != a.Reason || got.Status != store.ApprovalPending ||
-			got.RequestedBy != "key:agent-1" ||
+			got.RequestedBy != "key:agent-1" || got.Replica != a.Replica ||
 			!got.DecidedAt.IsZero() || string(compact(t, got.Event)) != string(compact(t, a.Event)) {
 			t.Errorf("Get = %+v", got)
 		}
