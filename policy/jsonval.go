@@ -121,6 +121,7 @@ type jsonObject struct {
 	src     string // the text from '{' to '}'
 	arena   *objArena
 	scanned bool
+	folds   bool       // a member name has an upper case or non-ASCII letter
 	secrets SecretScan // what has_secret or secret_kinds found in it, if they ran
 	sp      *spAction  // what the self_protection functions read from it, if they ran
 	err     ref.Val    // scan error, if any
@@ -183,6 +184,7 @@ func (o *jsonObject) scan() ref.Val {
 			return o.fail("%v", err)
 		}
 		o.members = append(o.members, jsonMember{key: key, raw: s[i:vend]})
+		o.folds = o.folds || mayFold(key)
 		i = skipSpace(s, vend)
 		if i >= len(s) {
 			break
@@ -214,7 +216,13 @@ func (o *jsonObject) value(i int) ref.Val {
 	return m.val
 }
 
-// lookup finds key. It returns an error value when the object is malformed.
+// lookup finds key: the member of that exact name or, when there is none,
+// the member whose name equals it when letter case is ignored. Go's
+// encoding/json reads a member so into a struct field, as Go agents and
+// tools read their arguments ({"Command": "rm -rf /"} runs as command), so
+// the policy judges it as that field too. Objects with two such names are
+// refused before any policy runs (internal/jsonscan), so at most one
+// member matches. It returns an error value when the object is malformed.
 func (o *jsonObject) lookup(key string) (ref.Val, bool) {
 	if err := o.scan(); err != nil {
 		return err, true
@@ -224,7 +232,29 @@ func (o *jsonObject) lookup(key string) (ref.Val, bool) {
 			return o.value(i), true
 		}
 	}
+	if o.folds || mayFold(key) {
+		for i := range o.members {
+			if strings.EqualFold(o.members[i].key, key) {
+				return o.value(i), true
+			}
+		}
+	}
 	return nil, false
+}
+
+// mayFold reports whether name could equal another name when letter case
+// is ignored without being equal to it: it has an upper case ASCII letter
+// or a non-ASCII byte (the Kelvin sign folds to k, the long s to s).
+// Two names that may not fold are equal when case is ignored only if
+// they are equal, so lookup compares folded names only when the name it
+// looks for or one of the object's may fold.
+func mayFold(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; ('A' <= c && c <= 'Z') || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // FindStringKey is the fast path the CEL interpreter uses for field

@@ -448,13 +448,6 @@ func drain(r io.Reader) bool {
 	return err == nil && n < 64<<10
 }
 
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 // finish delivers the outcome of a claimed job and frees its slot.
 func (c *h1Conn) finish(j *h1Job, body []byte, err error) {
 	defer func() { <-c.slots }()
