@@ -77,12 +77,22 @@ func (b *Baseline) HandleNotification(_ context.Context, ev *protocol.Event) {
 	}
 }
 
+// named reports whether member name k is name, also in other letter case
+// (as Go's encoding/json, and so the policy, read it).
+func named(k []byte, name string) bool {
+	if string(k) == name {
+		return true
+	}
+	_, ok := jsonscan.CaseVariant(k, name)
+	return ok
+}
+
 // commandOf returns payload.arguments.command when it is a string (or an
 // argv array, joined with spaces).
 func commandOf(payload json.RawMessage) string {
 	var args, cmd []byte
 	_ = jsonscan.Object(payload, func(k, v []byte) error {
-		if string(k) == "arguments" {
+		if named(k, "arguments") {
 			args = v
 		}
 		return nil
@@ -91,7 +101,7 @@ func commandOf(payload json.RawMessage) string {
 		return ""
 	}
 	_ = jsonscan.ObjectValid(args, func(k, v []byte) error {
-		if string(k) == "command" {
+		if named(k, "command") {
 			cmd = v
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -99,8 +100,11 @@ func (s *DescriptorSupervisor) check(ev *protocol.Event, count bool) string {
 	tool := stringMember(ev.Payload, "tool_name")
 	actionType := stringMember(ev.Payload, "action_type")
 	if target, isHandoff := handoffTarget(tool, actionType, ev.Payload); isHandoff {
-		if target == "" {
+		switch target {
+		case "":
 			return fmt.Sprintf("agent %q: handoff without a target agent", agent.ID())
+		case errTwoTargets:
+			return fmt.Sprintf("agent %q: handoff naming two different target agents (%s)", agent.ID(), strings.Join(handoffTargetKeys, ", "))
 		}
 		if _, declared := s.d.Agent(target); !declared || !agent.CanHandoffTo(target) {
 			return fmt.Sprintf("agent %q may not hand off to %q (declared handoffs: %s)", agent.ID(), target, listOrNone(agent.Handoffs()))
@@ -239,7 +243,20 @@ func (s *DescriptorSupervisor) name() string {
 	return s.d.Hash()
 }
 
-// handoffTarget recognizes a handoff and returns its target agent.
+// handoffTargetKeys are the argument names under which a handoff names
+// its target agent.
+var handoffTargetKeys = []string{"target_agent", "agent", "to"}
+
+// errTwoTargets is handoffTarget's answer for a handoff that names two
+// different target agents: which one the tool follows depends on how it
+// reads its arguments, so the handoff has no single reading.
+const errTwoTargets = "\x00two targets"
+
+// handoffTarget recognizes a handoff and returns its target agent: the
+// value of a target argument, found also under a name that differs only
+// in letter case (a Go tool decoding its arguments with encoding/json
+// reads it so). A handoff naming two different targets returns
+// errTwoTargets.
 func handoffTarget(tool, actionType string, payload []byte) (string, bool) {
 	if t, ok := strings.CutPrefix(tool, "transfer_to_"); ok {
 		return t, true
@@ -249,15 +266,22 @@ func handoffTarget(tool, actionType string, payload []byte) (string, bool) {
 	}
 	var target string
 	_ = jsonscan.Object(payload, func(k, v []byte) error {
-		if string(k) != "arguments" {
+		if !named(k, "arguments") {
 			return nil
 		}
 		return jsonscan.ObjectValid(v, func(ak, av []byte) error {
-			switch string(ak) {
-			case "target_agent", "agent", "to":
-				if s, ok := jsonscan.String(av); ok && target == "" {
-					target = s
+			if !slices.Contains(handoffTargetKeys, string(ak)) {
+				if _, ok := jsonscan.CaseVariant(ak, handoffTargetKeys...); !ok {
+					return nil
 				}
+			}
+			s, ok := jsonscan.String(av)
+			switch {
+			case !ok:
+			case target == "":
+				target = s
+			case s != target:
+				target = errTwoTargets
 			}
 			return nil
 		})

@@ -53,6 +53,13 @@ func TestDescriptorSupervisor(t *testing.T) {
 		{pev(protocol.EventPreAction, "router", `{"action_type":"handoff","tool_name":"handoff","arguments":{"target_agent":"order"}}`), ""},
 		{pev(protocol.EventPreAction, "order", `{"tool_name":"transfer_to_router"}`), `agent "order" may not hand off to "router"`},
 		{pev(protocol.EventPreAction, "router", `{"tool_name":"handoff","arguments":{"to":"billing"}}`), `may not hand off to "billing"`},
+		// A target named in other letter case is what a Go tool reads.
+		{pev(protocol.EventPreAction, "router", `{"tool_name":"handoff","arguments":{"Target_Agent":"billing"}}`), `may not hand off to "billing"`},
+		{pev(protocol.EventPreAction, "router", `{"tool_name":"handoff","Arguments":{"TO":"billing"}}`), `may not hand off to "billing"`},
+		// Two different targets: which one is followed depends on the tool.
+		{pev(protocol.EventPreAction, "router", `{"tool_name":"handoff","arguments":{"to":"order","target_agent":"billing"}}`), "two different target agents"},
+		{pev(protocol.EventPreAction, "router", `{"tool_name":"handoff","arguments":{"to":"order","agent":"order"}}`), ""},
+		{pev(protocol.EventPreAction, "router", `{"tool_name":"handoff","arguments":{"note":"x"}}`), "handoff without a target agent"},
 		{pev(protocol.EventPostAction, "ghost", `{}`), ""},
 	}
 	for _, c := range cases {
