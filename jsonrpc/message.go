@@ -93,6 +93,7 @@ func Decode(b []byte) (Message, error) {
 	var m Message
 	var version, errRaw []byte
 	var hasMethod, hasResult bool
+	var variant, variantOf string // a member named as variantOf in other letter case
 	err := jsonscan.Object(b, func(key, val []byte) error {
 		switch string(key) {
 		case "jsonrpc":
@@ -114,8 +115,10 @@ func Decode(b []byte) (Message, error) {
 		case "error":
 			errRaw = val
 		default:
-			if name, ok := jsonscan.CaseVariant(key, members...); ok {
-				return fmt.Errorf("member %q differs from %q only in letter case, which readers treat differently", jsonscan.ReportedKey(key), name)
+			if variantOf == "" {
+				if name, ok := jsonscan.CaseVariant(key, members...); ok {
+					variant, variantOf = jsonscan.ReportedKey(key), name
+				}
 			}
 		}
 		return nil
@@ -141,6 +144,12 @@ func Decode(b []byte) (Message, error) {
 			m.ID = nil
 			return m, &DecodeError{Code: CodeInvalidRequest, Msg: "Invalid Request: id must be a string, a number or null"}
 		}
+	}
+	if variantOf != "" {
+		// The id stays when it was read: a variant of "id" itself has no
+		// exact "id" beside it (that pair is refused above as case twins).
+		return m, &DecodeError{Code: CodeInvalidRequest, ID: m.ID,
+			Msg: fmt.Sprintf("Invalid Request: member %q differs from %q only in letter case, which readers treat differently", variant, variantOf)}
 	}
 	if !jsonscan.Equal(version, Version) {
 		return m, &DecodeError{Code: CodeInvalidRequest, ID: m.ID, Msg: `Invalid Request: "jsonrpc" must be "2.0"`}

@@ -56,8 +56,8 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}`, CodeInvalidRequest, "1"},
 		// Members named as the envelope's in other letter case: Go's
 		// encoding/json would read them, exact readers would not.
-		{`{"jsonrpc":"2.0","id":1,"method":"ahp/event","PARAMS":{}}`, CodeInvalidRequest, ""},
-		{`{"jsonrpc":"2.0","Method":"x","id":1}`, CodeInvalidRequest, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ahp/event","PARAMS":{}}`, CodeInvalidRequest, "1"},
+		{`{"jsonrpc":"2.0","Method":"x","id":1}`, CodeInvalidRequest, "1"},
 		{`{"jsonrpc":"2.0","iD":1,"method":"x"}`, CodeInvalidRequest, ""},
 	}
 	for _, c := range cases {
