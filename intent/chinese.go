@@ -12,7 +12,7 @@ import (
 // characters is cut at the table's words, longest first, and the
 // characters between them make one word each run ("登录函数在哪里" reads
 // as 登录 · 函数 · 在哪里).
-func init() {
+func registerChinese() {
 	p := map[string]trigger{}
 	add := func(intent string, weight float64, phrases ...string) {
 		for _, s := range phrases {

@@ -6,7 +6,7 @@ import "strings"
 // README lists for each intent and add the usual ways of asking the same
 // thing. Contractions are expanded before matching, so "where's" matches
 // "where is".
-func init() {
+func registerEnglish() {
 	p := map[string]trigger{}
 	add := func(intent string, weight float64, phrases ...string) {
 		for _, s := range phrases {

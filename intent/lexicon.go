@@ -2,6 +2,7 @@ package intent
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -75,8 +76,16 @@ func words(s string) set {
 	return m
 }
 
-// lexicons holds the phrase tables by language code.
+// lexicons holds the phrase tables by language code, built on first use
+// (loadLexicons): a process that never reads an intent does not pay for
+// them at start.
 var lexicons = map[string]*lexicon{}
+
+// loadLexicons builds the tables once.
+var loadLexicons = sync.OnceFunc(func() {
+	registerEnglish()
+	registerChinese()
+})
 
 // register adds lx to the tables and computes its derived fields.
 func register(lx *lexicon) {
@@ -117,6 +126,7 @@ func lexiconFor(hint string) *lexicon {
 	if lx, ok := lookupLexicon(hint); ok {
 		return lx
 	}
+	loadLexicons()
 	return lexicons["en"]
 }
 
@@ -126,6 +136,7 @@ func lookupLexicon(hint string) (*lexicon, bool) {
 	if i := strings.IndexAny(h, "-_"); i >= 0 {
 		h = h[:i]
 	}
+	loadLexicons()
 	lx, ok := lexicons[h]
 	return lx, ok
 }

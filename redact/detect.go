@@ -3,13 +3,18 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // detector finds one kind of secret in text. When group is non-zero, only
 // that submatch is the secret (the rest is context such as "api_key=").
 type detector struct {
-	kind  string
-	re    *regexp.Regexp
+	kind string
+	re   *regexp.Regexp // the pattern; nil for a built-in one, compiled by lazy
+	// lazy compiles a built-in pattern the first time a text holds one of
+	// its hints, so that a process that never redacts (every ahp command
+	// but serve) does not pay for it at start.
+	lazy  func() *regexp.Regexp
 	group int
 	// valid, when set, filters out matches that only look like secrets
 	// (placeholders such as api_key=YOUR_API_KEY).
@@ -24,20 +29,20 @@ type detector struct {
 // BEGIN line through the END line (or to the end of the text when it is
 // cut off).
 var builtin = []detector{
-	{kind: "private_key", hint: []string{"private key"}, re: regexp.MustCompile(
+	{kind: "private_key", hint: []string{"private key"}, lazy: lazyRE(
 		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
 	{kind: "aws_access_key", hint: []string{"akia", "asia", "abia", "acca"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{kind: "aws_secret_key", hint: []string{"secret"}, re: regexp.MustCompile(
+		lazy: lazyRE(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{kind: "aws_secret_key", hint: []string{"secret"}, lazy: lazyRE(
 		`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})`), group: 1},
 	{kind: "github_token", hint: []string{"gh", "github_pat_"},
-		re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{kind: "slack_token", hint: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}`)},
+		lazy: lazyRE(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
+	{kind: "slack_token", hint: []string{"xox"}, lazy: lazyRE(`\bxox[abposr]-[A-Za-z0-9-]{10,250}`)},
 	{kind: "slack_webhook", hint: []string{"hooks.slack.com"},
-		re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}`)},
-	{kind: "google_api_key", hint: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{kind: "stripe_key", hint: []string{"_live_"}, re: regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
-	{kind: "api_key", hint: []string{"key", "token", "secret"}, re: regexp.MustCompile(
+		lazy: lazyRE(`https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}`)},
+	{kind: "google_api_key", hint: []string{"aiza"}, lazy: lazyRE(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+	{kind: "stripe_key", hint: []string{"_live_"}, lazy: lazyRE(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
+	{kind: "api_key", hint: []string{"key", "token", "secret"}, lazy: lazyRE(
 		`(?i)\b(?:api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret)["']?\s*[:=]\s*["']?([A-Za-z0-9_./+=-]{12,})`),
 		group: 1, valid: looksRandom},
 }
@@ -102,7 +107,21 @@ func BuiltinKinds() []string {
 }
 
 // markerRE matches a marker a Redactor wrote: [REDACTED:kind:fingerprint].
-var markerRE = regexp.MustCompile(`\[REDACTED:([a-z0-9_]{1,64}):[0-9a-f]{8}\]`)
+var markerRE = lazyRE(`\[REDACTED:([a-z0-9_]{1,64}):[0-9a-f]{8}\]`)
+
+// lazyRE returns a function that compiles expr on its first call and
+// returns the same Regexp on every call.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// pattern returns the detector's compiled pattern.
+func (p *detector) pattern() *regexp.Regexp {
+	if p.re != nil {
+		return p.re
+	}
+	return p.lazy()
+}
 
 // markerHint is the literal every marker contains (lower case).
 const markerHint = "[redacted:"
@@ -116,7 +135,7 @@ func (p *detector) matches(s string) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range p.pattern().FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[2*p.group], m[2*p.group+1]
 		if start < 0 || (p.valid != nil && !p.valid(s[start:end])) {
 			continue
@@ -133,7 +152,7 @@ func markerKinds(s string, fn func(kind string) bool) bool {
 	if indexFold(s, markerHint) < 0 {
 		return true
 	}
-	for _, m := range markerRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range markerRE().FindAllStringSubmatch(s, -1) {
 		if builtinKind(m[1]) && !fn(m[1]) {
 			return false
 		}

@@ -39,7 +39,7 @@ const (
 	maxRegexLen = 4096
 )
 
-var kindRE = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+var kindRE = lazyRE(`^[a-z0-9_]{1,64}$`)
 
 // FieldKind is the kind in the marker of a value redacted because of its
 // field path (and in which no detector found a secret).
@@ -76,7 +76,7 @@ func (r Rules) compile() (compiled, error) {
 		c.paths = append(c.paths, p)
 	}
 	for i, p := range r.Patterns {
-		if !kindRE.MatchString(p.Kind) {
+		if !kindRE().MatchString(p.Kind) {
 			errs = append(errs, fmt.Errorf("redaction.patterns[%d].kind %q: want 1 to 64 of a-z, 0-9 and _", i, p.Kind))
 		} else if p.Kind == FieldKind {
 			errs = append(errs, fmt.Errorf("redaction.patterns[%d].kind: %q is reserved for field paths", i, p.Kind))
