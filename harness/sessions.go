@@ -122,11 +122,12 @@ func (s *Sessions) Observe(ev *protocol.Event, outcome protocol.DecisionKind) {
 	}
 }
 
-// stringMember returns the string member key of a JSON object, or "".
+// stringMember returns the string member key of a JSON object (also
+// found under a name in other letter case, as the policy reads it), or "".
 func stringMember(obj json.RawMessage, key string) string {
 	var out string
 	_ = jsonscan.Object(obj, func(k, v []byte) error {
-		if string(k) == key {
+		if named(k, key) {
 			out, _ = jsonscan.String(v)
 		}
 		return nil

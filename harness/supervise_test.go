@@ -48,6 +48,7 @@ func TestDescriptorSupervisor(t *testing.T) {
 		{pev(protocol.EventPreAction, "order", `{"tool_name":"lookup_order","arguments":{}}`), ""},
 		{pev(protocol.EventPreAction, "order", `{"tool_name":"refund","arguments":{}}`), `agent "order" does not declare tool "refund"`},
 		{pev(protocol.EventPreAction, "router", `{"tool_name":"bash"}`), `agent "router" does not declare tool "bash"`},
+		{pev(protocol.EventPreAction, "router", `{"Tool_Name":"bash"}`), `agent "router" does not declare tool "bash"`},
 		{pev(protocol.EventPreAction, "ghost", `{"tool_name":"lookup_order"}`), `agent "ghost" is not declared`},
 		{pev(protocol.EventPreAction, "router", `{"tool_name":"transfer_to_order"}`), ""},
 		{pev(protocol.EventPreAction, "router", `{"action_type":"handoff","tool_name":"handoff","arguments":{"target_agent":"order"}}`), ""},
