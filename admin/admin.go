@@ -130,6 +130,7 @@ type ApprovalJSON struct {
 	SessionID      string          `json:"session_id"`
 	AgentID        string          `json:"agent_id"`
 	RequestedBy    string          `json:"requested_by,omitempty"`
+	Replica        string          `json:"replica,omitempty"` // the replica that raised it (shared store)
 	RuleID         string          `json:"rule_id"`
 	Reason         string          `json:"reason"`
 	Status         string          `json:"status"`
@@ -142,7 +143,7 @@ type ApprovalJSON struct {
 // FromApproval converts a stored approval.
 func FromApproval(a store.Approval) ApprovalJSON {
 	out := ApprovalJSON{ID: a.ID, Created: a.Created, SessionID: a.SessionID, AgentID: a.AgentID,
-		RequestedBy: a.RequestedBy, RuleID: a.RuleID, Reason: a.Reason, Status: string(a.Status), DecidedBy: a.DecidedBy,
+		RequestedBy: a.RequestedBy, Replica: a.Replica, RuleID: a.RuleID, Reason: a.Reason, Status: string(a.Status), DecidedBy: a.DecidedBy,
 		DecisionReason: a.DecisionReason, Event: a.Event}
 	if !a.DecidedAt.IsZero() {
 		t := a.DecidedAt

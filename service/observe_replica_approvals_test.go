@@ -359,6 +359,22 @@ func TestOrphanedApprovalExpiredByLiveReplica(t *testing.T) {
 	if err != nil || cur.Status != store.ApprovalExpired || !strings.Contains(cur.DecisionReason, "stopped") {
 		t.Fatalf("orphan after expiry: %+v, %v", cur, err)
 	}
+	// The admin API names the replica that raised it.
+	req, _ := http.NewRequest("GET", "http://"+b.admin+"/v1/approvals/orphan-1", nil)
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown struct {
+		Replica string `json:"replica"`
+		Status  string `json:"status"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&shown)
+	_ = resp.Body.Close()
+	if err != nil || shown.Replica != "gone-host-1-dead" || shown.Status != "expired" {
+		t.Fatalf("admin API shows the orphan as %+v (%v)", shown, err)
+	}
 	if root, _ := snapshotPrompts(t, b, sid); len(root) != 1 || root[0] != x.Approval.ID {
 		t.Fatalf("pending approvals shown after the expiry: %v, want only B's own %s", root, x.Approval.ID)
 	}
