@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ahp-go/ahp/protocol"
 )
@@ -170,7 +171,7 @@ func escalate(ctx context.Context, t Tool, kind Kind, in *Input, ev *protocol.Ev
 	}
 	what := "the prompt"
 	if kind == KindPreTool {
-		what = in.ToolName + " " + truncate(string(ev.Payload), 2000)
+		what = in.ToolName + " " + shown(readable(ev.Payload), maxShownPayload)
 	}
 	payload, _ := json.Marshal(protocol.ConfirmationPayload{
 		SessionID:        ev.SessionID,
@@ -218,9 +219,36 @@ func orDefault(s, def string) string {
 	return s
 }
 
-func truncate(s string, n int) string {
+// readable returns a JSON payload for a human: its escapes of <, > and &
+// (\u0026, as encoding/json writes "&&") written as the characters.
+// Numbers stay as written; member order may change.
+func readable(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return string(raw)
+	}
+	b, err := marshalPlain(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// maxShownPayload bounds the part of an action an approval prompt shows;
+// an approver must see the whole of what runs in all but outlandish cases.
+const maxShownPayload = 64 << 10
+
+// shown returns s for an approval prompt: whole when it fits in n bytes,
+// else its first n bytes (cut at a rune boundary) and how much is left out.
+func shown(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… [%d more bytes not shown; the whole action is in the audit record]", len(s)-cut)
 }

@@ -144,7 +144,7 @@ func Event(t Tool, in *Input, now time.Time) (*protocol.Event, error) {
 		payload["cwd"] = in.Cwd
 	}
 	payload["agent"] = string(t)
-	raw, err := json.Marshal(payload)
+	raw, err := marshalPlain(payload)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInput, err)
 	}
@@ -180,4 +180,17 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// marshalPlain is json.Marshal without the escaping of <, > and & (kept
+// by encoding/json for HTML): a command's "&&" stays "&&" in the event,
+// its audit record and the approval prompt.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
