@@ -293,13 +293,19 @@ type ApprovalJSON struct {
 	Reason     string          `json:"reason"`
 	Status     string          `json:"status"`
 	ToolCallID string          `json:"toolCallId"`
-	Event      json.RawMessage `json:"event,omitempty"`
+	Event      json.RawMessage `json:"event,omitempty"` // left out above maxApprovalEventBytes
+	EventBytes int             `json:"eventBytes"`      // the event's size, shown or not
 }
+
+// maxApprovalEventBytes is the largest event a pending approval carries
+// inline: an approver must see what is asked in all but outlandish cases
+// (a larger one is read through the admin API).
+const maxApprovalEventBytes = 64 << 10
 
 func approvalJSON(a store.Approval) ApprovalJSON {
 	out := ApprovalJSON{ID: a.ID, Created: a.Created.UTC(), SessionID: a.SessionID, AgentID: a.AgentID, RuleID: a.RuleID,
-		Reason: a.Reason, Status: string(a.Status), ToolCallID: approvalToolCallID(a.ID)}
-	if len(a.Event) <= maxEventBytes {
+		Reason: a.Reason, Status: string(a.Status), ToolCallID: approvalToolCallID(a.ID), EventBytes: len(a.Event)}
+	if len(a.Event) <= maxApprovalEventBytes {
 		out.Event = a.Event
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +161,29 @@ hooks, or CLAUDECODE / GEMINI_CLI set by the agents' shell tools).`,
 	}
 	list.Flags().StringVar(&status, "status", "pending", "pending, approved, denied, expired or all")
 	list.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
-	cmd.AddCommand(list, decideCmd(o, true), decideCmd(o, false))
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one approval whole, with the event it asks about",
+		Long: `Show one approval as the admin API returns it (JSON, indented), with the
+whole event that asks for it: read what would run before answering.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			var a json.RawMessage
+			if err := o.call(ctx, http.MethodGet, "/v1/approvals/"+url.PathEscape(args[0]), nil, &a); err != nil {
+				return err
+			}
+			var b bytes.Buffer
+			if err := json.Indent(&b, a, "", "  "); err != nil {
+				return err
+			}
+			b.WriteByte('\n')
+			_, err := cmd.OutOrStdout().Write(b.Bytes())
+			return err
+		},
+	}
+	cmd.AddCommand(list, show, decideCmd(o, true), decideCmd(o, false))
 	return cmd
 }
 

@@ -101,6 +101,11 @@ func TestServeWithNoConfig(t *testing.T) {
 		t.Fatalf("agent released before approval: %d %s", s.code, s.out)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// The approver reads the whole event before answering.
+	if out, code := run("approvals", "show", id, "--admin", admin); code != 0 ||
+		!strings.Contains(out, `"command": "kubectl delete namespace staging"`) || !strings.Contains(out, `"status": "pending"`) {
+		t.Fatalf("approvals show: %d %s", code, out)
+	}
 	if out, code := run("approvals", "approve", id, "--reason", "cleanup ticket 9", "--admin", admin); code != 0 || !strings.Contains(out, "approved") {
 		t.Fatalf("approve: %d %s", code, out)
 	}

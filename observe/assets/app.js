@@ -172,7 +172,7 @@ function renderSessions() {
   $('#session-title').textContent = s.summary.title;
   $('#timeline tbody').replaceChildren(...s.timeline.slice().reverse().map((e) => el('tr', {
     class: 'tl-row', 'data-event-type': e.eventType, 'data-outcome': e.outcome || '',
-    onclick: () => { const p = $('#payload'); p.hidden = false; p.textContent = e.event ? JSON.stringify(JSON.parse(JSON.stringify(e.event)), null, 2) : `(event of ${e.eventBytes} bytes not inline)`; },
+    onclick: () => { const p = $('#payload'); p.hidden = false; p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes} bytes not inline)`; },
   }, el('td', {}, fmtTime(e.time)), el('td', { class: 'depth' }, '↳'.repeat(e.depth) + e.depth), el('td', {}, e.agentId),
   el('td', {}, e.eventType), el('td', {}, e.toolName || ''), el('td', { class: 'outcome-' + (e.outcome || 'none') }, e.outcome || '·'),
   el('td', {}, e.ruleId || ''), el('td', {}, e.reason || ''), el('td', {}, e.blocking ? e.latencyMs.toFixed(2) + ' ms' : ''))));
@@ -231,8 +231,18 @@ function renderApprovals() {
       : [el('em', {}, 'Only approvers may answer.')];
     return el('div', { class: 'approval', 'data-approval-id': a.id, 'data-session': a.sessionId },
       el('div', {}, el('strong', {}, a.reason), ` — rule ${a.ruleId}, session ${a.sessionId}, agent ${a.agentId}, since ${fmtTime(a.created)}`),
-      el('pre', {}, a.event ? JSON.stringify(a.event, null, 2) : ''), reason, ...buttons, status);
+      el('pre', {}, a.event ? showJSON(a.event)
+        : `(the event, ${a.eventBytes || 'size unknown'} bytes, is too large to show here: read it with \`ahp approvals show ${a.id}\` or GET /v1/approvals/${a.id} before answering)`),
+      reason, ...buttons, status);
   }));
+}
+
+// showJSON pretty-prints a value for a human, writing invisible and
+// direction-changing characters (zero-width, bidi overrides, BOM) as
+// \uXXXX escapes: what an approver reads is what runs.
+function showJSON(v) {
+  return JSON.stringify(v, null, 2).replace(/[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'));
 }
 
 function renderPolicy() {
