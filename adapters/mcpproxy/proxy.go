@@ -2,7 +2,10 @@
 // client and an MCP server, passes every message through unchanged, except
 // that each tools/call is first decided by an AHP harness (pre_action) and
 // reported after it returns (post_action), and tools/list answers can be
-// narrowed to an allow-list. It works on the connections of the official
+// narrowed to an allow-list. A tools/call is judged on one reading of its
+// params, the exact one MCP servers make: params another reader could
+// read differently are refused, never forwarded, and a tools/call sent as
+// a notification (no id, so no answer) is dropped. It works on the connections of the official
 // Go SDK (github.com/modelcontextprotocol/go-sdk), so any of its transports
 // can sit on either side.
 package mcpproxy
@@ -15,11 +18,13 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ahp-go/ahp/adapters/hooks"
+	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -102,6 +107,13 @@ func (p *proxy) fromClient(ctx context.Context) error {
 			return err
 		}
 		req, ok := msg.(*jsonrpc.Request)
+		if ok && !req.IsCall() && req.Method == "tools/call" {
+			// A tools/call without an id gets no answer, so it cannot be
+			// refused; it is not forwarded either, as nothing would
+			// report it to the harness.
+			p.opts.Logger.Warn("mcp-proxy: dropped a tools/call sent as a notification (no id); it was not forwarded to the server")
+			continue
+		}
 		if ok && req.IsCall() {
 			switch req.Method {
 			case "tools/call":
@@ -158,15 +170,73 @@ func (p *proxy) fromServer(ctx context.Context) error {
 // callParams are the parts of tools/call params the proxy reads; the
 // other members are kept as they came.
 type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Name      string
+	Arguments json.RawMessage
+}
+
+// readCall reads name and arguments from tools/call params exactly, the
+// way MCP servers read them (member names matched exactly). Params that
+// another reader could read differently are refused: malformed JSON, an
+// I-JSON profile problem (a duplicated member, names that differ only in
+// case, invalid UTF-8, a lone surrogate, a number out of range), a member
+// named like "name" or "arguments" in another letter case, a missing,
+// empty or non-string name, or arguments that are not an object.
+func readCall(params json.RawMessage) (callParams, error) {
+	var c callParams
+	if len(params) == 0 {
+		return c, errors.New("the call has no params")
+	}
+	if err := jsonscan.Check(params); err != nil {
+		var pe *jsonscan.ProfileError
+		if errors.As(err, &pe) {
+			return c, fmt.Errorf("the params can be read in more than one way: %v", pe)
+		}
+		return c, errors.New("the params are not well-formed JSON")
+	}
+	var haveName bool
+	err := jsonscan.ObjectValid(params, func(key, val []byte) error {
+		if want, ok := jsonscan.CaseVariant(key, "name", "arguments"); ok {
+			return fmt.Errorf("the params have a member %q, which some servers read as %q", jsonscan.ReportedKey(key), want)
+		}
+		switch string(key) {
+		case "name":
+			n, ok := jsonscan.String(val)
+			if !ok {
+				return errors.New("the tool name is not a string")
+			}
+			c.Name, haveName = n, true
+		case "arguments":
+			switch jsonscan.Kind(val) {
+			case '{':
+				c.Arguments = json.RawMessage(val)
+			case 'n':
+				c.Arguments = nil
+			default:
+				return errors.New("the arguments are not an object")
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, jsonscan.ErrNotObject):
+		return c, errors.New("the params are not an object")
+	case errors.Is(err, jsonscan.ErrSyntax):
+		return c, errors.New("the params are not well-formed JSON")
+	case err != nil:
+		return c, err
+	case !haveName:
+		return c, errors.New("the params have no tool name")
+	case c.Name == "":
+		return c, errors.New("the tool name is empty")
+	}
+	return c, nil
 }
 
 func (p *proxy) toolCall(ctx context.Context, req *jsonrpc.Request) {
-	var params callParams
-	if err := json.Unmarshal(req.Params, &params); err != nil || params.Name == "" {
-		// Not ours to judge: the server answers the malformed call.
-		p.forward(ctx, req)
+	params, err := readCall(req.Params)
+	if err != nil {
+		// Never forwarded: what the server would run cannot be judged.
+		p.refuse(ctx, req, "ahp: tools/call refused: "+err.Error())
 		return
 	}
 	if p.opts.AllowTools != nil && !p.opts.AllowTools[params.Name] {
@@ -211,7 +281,7 @@ func (p *proxy) escalate(dctx, ctx context.Context, req *jsonrpc.Request, tool s
 	payload, _ := json.Marshal(protocol.ConfirmationPayload{
 		SessionID:        ev.SessionID,
 		ConfirmationType: protocol.ConfirmationType{Name: "safety_confirm"},
-		Message:          fmt.Sprintf("MCP tool %s of %s with %s: %s", tool, orDefault(p.opts.ServerName, "the server"), truncate(string(args), 2000), reason),
+		Message:          fmt.Sprintf("MCP tool %s of %s with %s: %s", tool, orDefault(p.opts.ServerName, "the server"), showArguments(args), reason),
 		Options:          []string{"approve", "reject"},
 	})
 	cev := *ev
@@ -290,11 +360,11 @@ func (p *proxy) refuse(ctx context.Context, req *jsonrpc.Request, reason string)
 
 // report sends the post_action of a finished tool call.
 func (p *proxy) report(ctx context.Context, c *call, resp *jsonrpc.Response) {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	success := resp.Error == nil && json.Unmarshal(resp.Result, &r) == nil && !r.IsError
+	success, problem := resultSuccess(resp)
 	extra := map[string]any{"success": success}
+	if problem != "" {
+		extra["result_problem"] = problem
+	}
 	if resp.Error != nil {
 		extra["error"] = resp.Error.Error()
 	} else if len(resp.Result) <= 64<<10 {
@@ -312,6 +382,46 @@ func (p *proxy) report(ctx context.Context, c *call, resp *jsonrpc.Response) {
 			p.opts.Logger.Warn("mcp-proxy: post_action not recorded", "tool", c.tool, "error", err)
 		}
 	}()
+}
+
+// resultSuccess reads a tools/call answer's isError exactly, as MCP
+// clients read it. A result that could be read in more than one way (an
+// I-JSON profile problem, an "isError" in another letter case, an isError
+// that is not a boolean) does not count as a success; problem says why.
+func resultSuccess(resp *jsonrpc.Response) (success bool, problem string) {
+	if resp.Error != nil {
+		return false, ""
+	}
+	if err := jsonscan.Check(resp.Result); err != nil {
+		var pe *jsonscan.ProfileError
+		if errors.As(err, &pe) {
+			return false, "the result can be read in more than one way: " + pe.Error()
+		}
+		return false, "the result is not well-formed JSON"
+	}
+	isError := false
+	err := jsonscan.ObjectValid(resp.Result, func(key, val []byte) error {
+		if _, ok := jsonscan.CaseVariant(key, "isError"); ok {
+			return fmt.Errorf("the result has a member %q, which some clients read as \"isError\"", jsonscan.ReportedKey(key))
+		}
+		if string(key) == "isError" {
+			switch jsonscan.Kind(val) {
+			case 't':
+				isError = true
+			case 'f', 'n':
+			default:
+				return errors.New("the result's isError is not a boolean")
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, jsonscan.ErrNotObject):
+		return false, "the result is not an object"
+	case err != nil:
+		return false, err.Error()
+	}
+	return !isError, ""
 }
 
 func (p *proxy) event(t protocol.EventType, tool string, args json.RawMessage, extra map[string]any) *protocol.Event {
@@ -358,9 +468,21 @@ func orDefault(s, def string) string {
 	return s
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// maxShownArguments bounds how much of a call's arguments an approval
+// message shows.
+const maxShownArguments = 64 << 10
+
+// showArguments returns the arguments as an approver should see them:
+// whole when they fit in maxShownArguments bytes, else cut at a UTF-8
+// boundary with the number of bytes left out said plainly, so a harmless
+// head never passes for the whole command.
+func showArguments(args json.RawMessage) string {
+	if len(args) <= maxShownArguments {
+		return string(args)
 	}
-	return s[:n] + "…"
+	n := maxShownArguments
+	for n > 0 && !utf8.RuneStart(args[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… [%d more bytes not shown]", args[:n], len(args)-n)
 }
