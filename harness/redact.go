@@ -45,9 +45,11 @@ func (s *sealed) decision(d json.RawMessage) json.RawMessage {
 
 // sealRejected redacts what is kept of an event the server refused: the
 // raw message, its ids and the refusal reason (which may quote the input).
+// The raw message has its secrets replaced in place, never re-encoded, so
+// that it still shows what made it refused.
 func (h *Harness) sealRejected(raw []byte, ev *protocol.Event, reason string) ([]byte, *protocol.Event, string, []string) {
 	s := &sealed{r: h.red}
-	out, k := h.red.JSON(raw)
+	out, k := h.red.Raw(raw)
 	s.kinds.Merge(k)
 	cp := *ev
 	cp.SessionID, cp.AgentID = s.text(ev.SessionID), s.text(ev.AgentID)

@@ -22,9 +22,9 @@ func secretKindsIn(s string, found map[string]bool) { redact.FindKinds(s, found)
 // redactString replaces every secret in s with [REDACTED:kind].
 func redactString(s string) string { return redact.Plain(s) }
 
-// forEachString calls fn with every string inside v (map values, list
-// elements, nested), stopping early when fn returns false. Map keys are
-// not visited.
+// forEachString calls fn with every string inside v (map keys and values,
+// list elements, nested), stopping early when fn returns false. Member
+// names are visited too: a secret may be sent as a name.
 func forEachString(v ref.Val, depth int, fn func(string) bool) (bool, error) {
 	if depth > maxDepth {
 		return false, errTooDeep
@@ -37,6 +37,9 @@ func forEachString(v ref.Val, depth int, fn func(string) bool) (bool, error) {
 			return false, err.(*types.Err)
 		}
 		for i := range x.members {
+			if !fn(x.members[i].key) {
+				return false, nil
+			}
 			if more, err := forEachString(x.value(i), depth+1, fn); !more || err != nil {
 				return more, err
 			}
@@ -46,7 +49,11 @@ func forEachString(v ref.Val, depth int, fn func(string) bool) (bool, error) {
 	case traits.Mapper:
 		it := x.Iterator()
 		for it.HasNext() == types.True {
-			if more, err := forEachString(x.Get(it.Next()), depth+1, fn); !more || err != nil {
+			key := it.Next()
+			if ks, ok := key.(types.String); ok && !fn(string(ks)) {
+				return false, nil
+			}
+			if more, err := forEachString(x.Get(key), depth+1, fn); !more || err != nil {
 				return more, err
 			}
 		}
@@ -139,14 +146,31 @@ func celRedactSecrets(v ref.Val) ref.Val {
 	return out
 }
 
-// redactNative redacts the strings of a plain Go value in place.
+// redactNative redacts the strings of a plain Go value in place, member
+// names included. A name that holds a secret is renamed; when two names
+// redact to the same text (markers here carry no fingerprint), the later
+// ones in sorted order get a suffix " #2", " #3" ... so that no member is
+// lost.
 func redactNative(v any) any {
 	switch x := v.(type) {
 	case string:
 		return redactString(x)
 	case map[string]any:
+		var renamed []string
 		for k, e := range x {
 			x[k] = redactNative(e)
+			if redact.HasSecret(k) {
+				renamed = append(renamed, k)
+			}
+		}
+		sort.Strings(renamed)
+		vals := make([]any, len(renamed))
+		for i, k := range renamed {
+			vals[i] = x[k]
+			delete(x, k)
+		}
+		for i, k := range renamed {
+			x[redact.UniqueName(x, redactString(k))] = vals[i]
 		}
 	case []any:
 		for i, e := range x {

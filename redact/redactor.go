@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ahp-go/ahp/protocol"
@@ -36,8 +37,10 @@ type Redactor struct {
 	payload, metadata, context [][]string
 	// decision holds the payload paths under modified_payload.
 	decision [][]string
-	// names are the last literal segments of every path, for a cheap test
-	// of whether a JSON text can hold one; wild is set when a path ends in *.
+	// names are the last literal segments of every path, in lower case,
+	// for a cheap test of whether a JSON text can hold one; wild is set when
+	// that test cannot be made: a path ends in * or its last segment is not
+	// ASCII.
 	names []string
 	wild  bool
 }
@@ -68,8 +71,8 @@ func New(opts Options) (*Redactor, error) {
 		case "context":
 			r.context = append(r.context, rest)
 		}
-		last := p[len(p)-1]
-		if last == "*" {
+		last := strings.ToLower(p[len(p)-1])
+		if last == "*" || !isASCII(last) {
 			r.wild = true
 		} else if !slices.Contains(r.names, last) {
 			r.names = append(r.names, last)
@@ -206,21 +209,62 @@ func (r *Redactor) forced(v any, k *Kinds) string {
 // mayHold reports whether a JSON text can need redaction with paths: a
 // detector's hint, a marker-like escape or a path's field name occurs in
 // it. Most texts hold none and are left without being decoded.
+//
+// Field names match without regard to case, with Unicode simple folding
+// (as encoding/json and the policy's member lookup do). The name test
+// ignores ASCII case only; a text with a non-ASCII byte may hold a name
+// that folds to an ASCII one (the Kelvin sign to k, the long s to s), so it
+// is always decoded when paths apply.
 func (r *Redactor) mayHold(raw []byte, paths [][]string) bool {
 	if len(r.patterns) > 0 || bytes.Contains(raw, []byte(`\u`)) {
 		return true
 	}
 	if len(paths) > 0 {
-		if r.wild {
+		if r.wild || !isASCII(raw) {
 			return true
 		}
 		for _, n := range r.names {
-			if bytes.Contains(raw, []byte(n)) {
+			if containsFold(raw, n) {
 				return true
 			}
 		}
 	}
 	return anyHint(raw)
+}
+
+// containsFold reports whether b contains needle (lower-case ASCII),
+// ignoring ASCII case. It looks for each case of the first byte in turn.
+func containsFold(b []byte, needle string) bool {
+	first := [2]byte{needle[0], needle[0]}
+	if c := needle[0]; c >= 'a' && c <= 'z' {
+		first[1] = c - 'a' + 'A'
+	}
+	for n, c := range first {
+		if n == 1 && c == first[0] {
+			break
+		}
+		for i := 0; i+len(needle) <= len(b); i++ {
+			j := bytes.IndexByte(b[i:len(b)-len(needle)+1], c)
+			if j < 0 {
+				break
+			}
+			i += j
+			if prefixFold(b[i:], needle) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII[T ~string | ~[]byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // JSON returns raw with every secret inside its strings replaced, and the
@@ -298,11 +342,15 @@ func (r *Redactor) walk(v any, paths [][]string, k *Kinds) (any, bool) {
 		return x, changed
 	case map[string]any:
 		changed := false
+		var renamed []string // members whose names hold a secret
 		for key, e := range x {
+			if len(r.find(key)) > 0 {
+				renamed = append(renamed, key)
+			}
 			var next [][]string
 			force := false
 			for _, p := range paths {
-				if p[0] != key && p[0] != "*" {
+				if p[0] != "*" && !strings.EqualFold(p[0], key) {
 					continue
 				}
 				if len(p) == 1 {
@@ -320,9 +368,46 @@ func (r *Redactor) walk(v any, paths [][]string, k *Kinds) (any, bool) {
 				x[key], changed = ne, true
 			}
 		}
+		if len(renamed) > 0 {
+			r.renameKeys(x, renamed, k)
+			changed = true
+		}
 		return x, changed
 	}
 	return v, false
+}
+
+// renameKeys gives the members of m named in keys (names holding a secret)
+// their redacted names. Distinct secrets have distinct markers, but a
+// redacted name may still equal another member's name (one already
+// redacted, say): a suffix " #2", " #3" ... then keeps the names unique, so
+// that the object stays valid JSON and no member is lost.
+func (r *Redactor) renameKeys(m map[string]any, keys []string, k *Kinds) {
+	slices.Sort(keys) // the same input always gets the same names
+	vals := make([]any, len(keys))
+	for i, key := range keys {
+		vals[i] = m[key]
+		delete(m, key)
+	}
+	for i, key := range keys {
+		name, kk := r.String(key)
+		k.Merge(kk)
+		m[UniqueName(m, name)] = vals[i]
+	}
+}
+
+// UniqueName returns name, or when m already has a member of that name,
+// name with the first suffix " #2", " #3" ... that m does not have.
+func UniqueName[V any](m map[string]V, name string) string {
+	if _, taken := m[name]; !taken {
+		return name
+	}
+	for n := 2; ; n++ {
+		alt := name + " #" + strconv.Itoa(n)
+		if _, taken := m[alt]; !taken {
+			return alt
+		}
+	}
 }
 
 // Event returns ev as it may be stored: every secret in its strings, and

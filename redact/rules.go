@@ -14,7 +14,8 @@ type Rules struct {
 	// payload), "metadata.api_key" (in the envelope metadata),
 	// "context.current_task" (in the envelope context). A segment "*"
 	// matches any member or array element; arrays are also looked through
-	// ("items.pin" reaches the pin of every element of items).
+	// ("items.pin" reaches the pin of every element of items). Segments
+	// match member names without regard to case (Unicode simple folding).
 	Fields []string `yaml:"fields" json:"fields"`
 	// Patterns are additional detectors: each match of the regular
 	// expression (RE2 syntax; its first group when it has one) is replaced
