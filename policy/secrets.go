@@ -2,6 +2,7 @@ package policy
 
 import (
 	"sort"
+	"strings"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -135,6 +136,11 @@ func celRedactSecrets(v ref.Val) ref.Val {
 	if has := celHasSecret(v); has != types.True {
 		return v // nothing to redact (or an error to pass on)
 	}
+	if o, ok := v.(*jsonObject); ok {
+		if out, ok := redactJSONText(o.src); ok {
+			return decodeJSON(out)
+		}
+	}
 	n, err := toNative(v, 0)
 	if err != nil {
 		return types.WrapErr(err)
@@ -144,6 +150,41 @@ func celRedactSecrets(v ref.Val) ref.Val {
 		return types.WrapErr(err)
 	}
 	return out
+}
+
+// redactJSONText redacts the string values of the JSON text src in place:
+// every other byte (numbers as written, member order, escapes) stays, so
+// a modified payload changes only what holds a secret. It reports false,
+// and the caller goes through Go values instead, when src is not what it
+// can read, or when a member name holds a secret (renaming may need to
+// keep names unique).
+func redactJSONText(src string) (string, bool) {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(src); i++ {
+		if src[i] != '"' {
+			continue
+		}
+		end, err := skipString(src, i)
+		if err != nil {
+			return "", false
+		}
+		lit, err := unquoteJSON(src[i:end])
+		if err != nil {
+			return "", false
+		}
+		if red := redactString(lit); red != lit {
+			if j := skipSpace(src, end); j < len(src) && src[j] == ':' {
+				return "", false // a member name
+			}
+			b.WriteString(src[last:i])
+			b.Write(appendString(nil, red))
+			last = end
+		}
+		i = end - 1
+	}
+	b.WriteString(src[last:])
+	return b.String(), true
 }
 
 // redactNative redacts the strings of a plain Go value in place, member
