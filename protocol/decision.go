@@ -110,7 +110,7 @@ func (d Decision) AppendJSON(b []byte) ([]byte, error) {
 			b = appendString(b, d.EscalationTarget)
 		}
 	default:
-		return nil, fmt.Errorf("decision: unknown kind %q", d.Kind)
+		return nil, fmt.Errorf("decision: unknown kind %.64q", d.Kind)
 	}
 	return append(b, '}'), nil
 }
@@ -165,7 +165,7 @@ func (d *Decision) UnmarshalJSON(b []byte) error {
 	case "":
 		return fmt.Errorf("decision: missing field decision")
 	default:
-		return fmt.Errorf("decision: unknown variant %q", w.Decision)
+		return fmt.Errorf("decision: unknown variant %.64q", w.Decision)
 	}
 	*d = out
 	return nil

@@ -13,7 +13,7 @@ func unmarshalClosed(b []byte, typeName string, allowed []string) (string, error
 		return "", fmt.Errorf("%s: %w", typeName, err)
 	}
 	if !slices.Contains(allowed, s) {
-		return "", fmt.Errorf("%s: unknown variant %q, expected one of %v", typeName, s, allowed)
+		return "", fmt.Errorf("%s: unknown variant %.64q, expected one of %v", typeName, s, allowed)
 	}
 	return s, nil
 }

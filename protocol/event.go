@@ -95,7 +95,7 @@ func (t *EventType) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("event_type: %w", err)
 	}
 	if !EventType(s).Known() {
-		return fmt.Errorf("event_type: unknown event type %q", s)
+		return fmt.Errorf("event_type: unknown event type %.64q", s)
 	}
 	*t = EventType(s)
 	return nil
@@ -120,7 +120,7 @@ func (e *Event) Validate() error {
 		if e.EventType == "" {
 			return fmt.Errorf("missing field event_type")
 		}
-		return fmt.Errorf("event_type: unknown event type %q", e.EventType)
+		return fmt.Errorf("event_type: unknown event type %.64q", e.EventType)
 	}
 	if len(e.Payload) == 0 {
 		return fmt.Errorf("missing field payload")

@@ -36,7 +36,7 @@ func DecodeValidEvent(b []byte, e *Event) error {
 			}
 			t := internEventType(s)
 			if !t.Known() {
-				return fmt.Errorf("event_type: unknown event type %q", s)
+				return fmt.Errorf("event_type: unknown event type %.64q", s)
 			}
 			e.EventType, seenType = t, true
 		case "session_id":

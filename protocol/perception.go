@@ -133,7 +133,7 @@ func (t *PerceptionTarget) UnmarshalJSON(b []byte) error {
 	for k, v := range m {
 		req, ok := targetRequired[k]
 		if !ok {
-			return fmt.Errorf("perception target: unknown variant %q", k)
+			return fmt.Errorf("perception target: unknown variant %.64q", k)
 		}
 		if err := requireKeys(v, "target."+k, req, nil); err != nil {
 			return err

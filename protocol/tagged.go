@@ -43,7 +43,7 @@ func marshalTagged(kind string, fields ...field) ([]byte, error) {
 // variant of its type. The zero value is such a decision: it never encodes
 // as an implicit allow.
 func errUnknownKind(name, kind string) error {
-	return fmt.Errorf("%s decision: unknown kind %q", name, kind)
+	return fmt.Errorf("%s decision: unknown kind %.64q", name, kind)
 }
 
 // variants maps each decision tag of a typed decision to the keys it
@@ -68,7 +68,7 @@ func decodeTagged(name string, b []byte, vs variants, out any) (string, error) {
 	}
 	req, ok := vs[kind]
 	if !ok {
-		return "", fmt.Errorf("%s: unknown variant %q", name, kind)
+		return "", fmt.Errorf("%s: unknown variant %.64q", name, kind)
 	}
 	if err := checkMembers(keys, name+" "+kind, req, nil); err != nil {
 		return "", err

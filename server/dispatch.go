@@ -47,7 +47,7 @@ func (s *Server) HandleMessage(ctx context.Context, msg []byte) []byte {
 func (s *Server) refuse(ctx context.Context, msg []byte, err error) []byte {
 	var de *jsonrpc.DecodeError
 	if errors.As(err, &de) && de.Notification {
-		s.log.Warn("notification refused", "reason", de.Msg)
+		s.logRefused(de.Msg, "", "")
 		if s.rejObs != nil {
 			s.rejObs.EventRejected(ctx, msg, de.Msg)
 		}
@@ -278,7 +278,7 @@ func (s *Server) handleNotification(ctx context.Context, m *jsonrpc.Message, raw
 	}
 	var ev protocol.Event
 	reject := func(reason string) {
-		s.log.Warn("notification refused", "reason", reason, "event_type", string(ev.EventType), "session_id", ev.SessionID)
+		s.logRefused(reason, string(ev.EventType), ev.SessionID)
 		if s.rejObs != nil {
 			s.rejObs.EventRejected(ctx, raw, reason)
 		}

@@ -50,6 +50,7 @@ type Server struct {
 	hsSeq   atomic.Uint64 // numbers the session ids given to handshakes without one
 	quiet   quietWatcher  // moves the readers of quiet connections to small stacks
 	moves   atomic.Int64  // readers moved so far
+	refused refusedLog    // rate of "notification refused" log lines
 }
 
 // New returns a Server for h.
