@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,7 +139,18 @@ type ApprovalJSON struct {
 	DecidedAt      *time.Time      `json:"decided_at,omitempty"`
 	DecisionReason string          `json:"decision_reason,omitempty"`
 	Event          json.RawMessage `json:"event,omitempty"`
+	// EventBytes is the event's size when a list left the event out (over
+	// maxListedEventBytes); GET /v1/approvals/{id} has it whole.
+	EventBytes int `json:"event_bytes,omitempty"`
 }
+
+// Bounds of GET /v1/approvals: how many approvals one answer lists
+// (?limit=, default and most), and the largest event it carries inline.
+const (
+	defaultApprovalList = 100
+	maxApprovalList     = 1000
+	maxListedEventBytes = 64 << 10
+)
 
 // FromApproval converts a stored approval.
 func FromApproval(a store.Approval) ApprovalJSON {
@@ -153,10 +165,19 @@ func FromApproval(a store.Approval) ApprovalJSON {
 }
 
 func (a *api) listApprovals(w http.ResponseWriter, r *http.Request, _ *transport.Principal) {
-	f := store.ApprovalFilter{Status: store.ApprovalStatus(r.URL.Query().Get("status")), SessionID: r.URL.Query().Get("session")}
+	f := store.ApprovalFilter{Status: store.ApprovalStatus(r.URL.Query().Get("status")), SessionID: r.URL.Query().Get("session"),
+		Limit: defaultApprovalList}
 	if f.Status != "" && !f.Status.Valid() {
 		writeError(w, http.StatusBadRequest, "status must be pending, approved, denied or expired")
 		return
+	}
+	if l := r.URL.Query().Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > maxApprovalList {
+			writeError(w, http.StatusBadRequest, "limit must be a number from 1 to "+strconv.Itoa(maxApprovalList))
+			return
+		}
+		f.Limit = n
 	}
 	list, err := a.o.Store.Approvals().List(r.Context(), f)
 	if err != nil {
@@ -165,7 +186,11 @@ func (a *api) listApprovals(w http.ResponseWriter, r *http.Request, _ *transport
 	}
 	out := make([]ApprovalJSON, 0, len(list))
 	for _, ap := range list {
-		out = append(out, FromApproval(ap))
+		j := FromApproval(ap)
+		if len(j.Event) > maxListedEventBytes {
+			j.Event, j.EventBytes = nil, len(ap.Event)
+		}
+		out = append(out, j)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"approvals": out})
 }

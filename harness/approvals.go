@@ -26,10 +26,50 @@ var (
 // RoleApprover is the role that may answer approvals (admin holds it too).
 const RoleApprover = "approver"
 
+// Bounds on the requests that wait for a human at once in one harness: an
+// agent must not be able to fill the approval queue, the approvers'
+// screens or the memory with escalations (each holds its event, up to the
+// message size). Past them, an escalation is blocked at once.
+const (
+	MaxPendingApprovalsPerSession = 64
+	MaxPendingApprovals           = 4096
+)
+
 // approvalWaiters tracks the requests waiting for a human.
 type approvalWaiters struct {
-	mu sync.Mutex
-	m  map[string]*waiter
+	mu        sync.Mutex
+	m         map[string]*waiter
+	reserved  int            // slots taken, in all
+	bySession map[string]int // slots taken, per session
+}
+
+// reserve takes a slot for one more request of session waiting for a
+// human, or says which bound is reached.
+func (a *approvalWaiters) reserve(session string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.reserved >= MaxPendingApprovals {
+		return fmt.Errorf("%d approvals are already pending in this harness", MaxPendingApprovals)
+	}
+	if a.bySession[session] >= MaxPendingApprovalsPerSession {
+		return fmt.Errorf("%d approvals are already pending in this session", MaxPendingApprovalsPerSession)
+	}
+	if a.bySession == nil {
+		a.bySession = map[string]int{}
+	}
+	a.reserved++
+	a.bySession[session]++
+	return nil
+}
+
+// release gives back a slot reserve took.
+func (a *approvalWaiters) release(session string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reserved--
+	if a.bySession[session]--; a.bySession[session] <= 0 {
+		delete(a.bySession, session)
+	}
 }
 
 type waiter struct {
@@ -86,6 +126,11 @@ func (h *Harness) awaitApproval(ctx context.Context, se *sealed, peer transport.
 // confirmation events. The approval holds the redacted event and reason.
 func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.Info, ruleID, reason, role string, timeout time.Duration, fallback protocol.DecisionKind) (protocol.Decision, string) {
 	ev := se.ev
+	if err := h.approvals.reserve(ev.SessionID); err != nil {
+		h.log.Warn("escalation blocked: too many approvals pending", "session_id", ev.SessionID, "rule_id", ruleID, "error", err)
+		return protocol.Block("approval required, but " + err.Error() + "; failing closed"), "approvals: " + err.Error()
+	}
+	defer h.approvals.release(ev.SessionID)
 	evJSON, _ := json.Marshal(ev)
 	a := &store.Approval{SessionID: ev.SessionID, AgentID: ev.AgentID, RequestedBy: principalID(peer),
 		Replica: h.opts.ReplicaID, Event: evJSON, RuleID: ruleID, Reason: se.text(reason)}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -120,6 +121,7 @@ hooks, or CLAUDECODE / GEMINI_CLI set by the agents' shell tools).`,
 	addAdminClientFlags(cmd, o)
 	var status string
 	var asJSON bool
+	var limit int
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List approvals (pending ones by default)",
@@ -127,10 +129,11 @@ hooks, or CLAUDECODE / GEMINI_CLI set by the agents' shell tools).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			path := "/v1/approvals"
+			q := url.Values{"limit": {strconv.Itoa(limit)}}
 			if status != "all" {
-				path += "?status=" + status
+				q.Set("status", status)
 			}
+			path := "/v1/approvals?" + q.Encode()
 			var out struct {
 				Approvals []admin.ApprovalJSON `json:"approvals"`
 			}
@@ -161,6 +164,7 @@ hooks, or CLAUDECODE / GEMINI_CLI set by the agents' shell tools).`,
 	}
 	list.Flags().StringVar(&status, "status", "pending", "pending, approved, denied, expired or all")
 	list.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per line")
+	list.Flags().IntVar(&limit, "limit", 100, "list at most this many, oldest first (1 to 1000)")
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one approval whole, with the event it asks about",
