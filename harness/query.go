@@ -67,6 +67,10 @@ func (h *Harness) HandleQuery(ctx context.Context, q *protocol.QueryRequest) (pr
 		return nullAnswer(fmt.Sprintf("query rate limit of session reached (%g per second, burst %d); retry after %d ms",
 			h.queryRate(), h.queryBurst(), wait.Milliseconds()), nil), nil
 	}
+	if wait, ok := h.queries.allowPrincipal(principalID(c.peer), h.queryRate(), h.queryBurst(), c.start); !ok {
+		return nullAnswer(fmt.Sprintf("query rate limit of principal reached (%g per second, burst %d, over all its sessions); retry after %d ms",
+			h.queryRate()*principalQueryFactor, h.queryBurst()*principalQueryFactor, wait.Milliseconds()), nil), nil
+	}
 	if reason := h.mayAsk(ctx, c.peer, q.SessionID); reason != "" {
 		c.record(ctx, "rejected", reason)
 		return nullAnswer(reason, nil), nil

@@ -14,9 +14,36 @@ const maxQuerySessions = 100000
 // queryState holds the per-session query limits and the cache of session
 // owners. The zero value is ready to use.
 type queryState struct {
-	mu      sync.Mutex
-	buckets map[string]*tokenBucket
-	owners  map[string]string
+	mu         sync.Mutex
+	buckets    map[string]*tokenBucket
+	owners     map[string]string
+	principals map[string]*tokenBucket // per authenticated principal
+}
+
+// principalQueryFactor is how many sessions' worth of queries one
+// principal may ask in all: new session ids do not buy new queries.
+const principalQueryFactor = 8
+
+// maxQueryPrincipals bounds the principals whose query rate is kept (they
+// come from the credentials, so there are few); beyond it the table starts
+// over.
+const maxQueryPrincipals = 10000
+
+// allowPrincipal takes one token from principal's bucket (rate and burst
+// principalQueryFactor times a session's); the empty principal (no
+// credentials) has none to take.
+func (s *queryState) allowPrincipal(principal string, rate float64, burst int, now time.Time) (time.Duration, bool) {
+	if principal == "" {
+		return 0, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.principals == nil || len(s.principals) >= maxQueryPrincipals {
+		if _, known := s.principals[principal]; !known {
+			s.principals = make(map[string]*tokenBucket)
+		}
+	}
+	return takeToken(s.principals, principal, rate*principalQueryFactor, burst*principalQueryFactor, now)
 }
 
 // tokenBucket is a classic token bucket: rate tokens per second, at most
@@ -36,10 +63,16 @@ func (s *queryState) allow(session string, rate float64, burst int, now time.Tim
 			s.buckets = make(map[string]*tokenBucket)
 		}
 	}
-	b := s.buckets[session]
+	return takeToken(s.buckets, session, rate, burst, now)
+}
+
+// takeToken takes one token from the bucket of key in m (a full one when
+// new), or says how long until one is.
+func takeToken(m map[string]*tokenBucket, key string, rate float64, burst int, now time.Time) (time.Duration, bool) {
+	b := m[key]
 	if b == nil {
 		b = &tokenBucket{tokens: float64(burst), last: now}
-		s.buckets[session] = b
+		m[key] = b
 	}
 	if el := now.Sub(b.last).Seconds(); el > 0 {
 		b.tokens = math.Min(float64(burst), b.tokens+el*rate)

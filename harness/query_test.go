@@ -468,6 +468,25 @@ func TestQueriesAreRateLimitedPerSession(t *testing.T) {
 	}
 }
 
+// A principal that spreads its queries over new session ids still gets
+// at most principalQueryFactor sessions' worth of them.
+func TestQueriesAreRateLimitedPerPrincipal(t *testing.T) {
+	f := newQueryFixture(t, policy.Options{}, Options{QueryRate: 0.5, QueryBurst: 2})
+	ctx := context.Background()
+	answered := 0
+	var last error
+	for i := range 2*principalQueryFactor + 3 {
+		c := f.connect(t, agent1, "rotating-"+strconv.Itoa(i))
+		if _, last = c.Policy(ctx); last == nil {
+			answered++
+		}
+	}
+	var na *client.NoAnswerError
+	if answered != 2*principalQueryFactor || !errors.As(last, &na) || !strings.Contains(na.Reason, "rate limit of principal") {
+		t.Fatalf("%d queries answered over new sessions (want %d); last: %v", answered, 2*principalQueryFactor, last)
+	}
+}
+
 func TestQueryBounds(t *testing.T) {
 	f := newQueryFixture(t, policy.Options{}, Options{})
 	c := f.connect(t, agent1, "sess-1")
