@@ -113,8 +113,10 @@ func (s *Service) webSocketHandler() http.Handler {
 
 // mountHooks serves the tools' HTTP hooks, POST /hooks/claude-code,
 // /hooks/codex and /hooks/gemini, with the credentials rule of the AHP
-// endpoint: open without credentials only when every http(s) listener is
-// on loopback.
+// endpoint (open without credentials only when every http(s) listener is
+// on loopback), its role (agent) and its bounds: a hook input is at most
+// max_message_bytes and at most httpserver.DefaultMaxInFlight hook calls
+// are handled at once per listener; past a bound the call is denied.
 func (s *Service) mountHooks(mux *http.ServeMux) {
 	a, err := s.net.authenticator(s.log, false, httpListenHosts(s.cfg.Listen)...)
 	if err != nil {
@@ -125,8 +127,18 @@ func (s *Service) mountHooks(mux *http.ServeMux) {
 	if write == 0 {
 		write = httpserver.DefaultWriteTimeout
 	}
-	h := hooks.NewHandler(hooks.ServerHarness{H: s.srv}, hooks.HandlerOptions{Timeout: hookHTTPTimeout(write)})
-	mux.Handle("/hooks/", auth.Middleware(a, auth.MiddlewareOptions{Transport: "http"}, h))
+	h := hooks.NewHandler(hooks.ServerHarness{H: s.srv}, hooks.HandlerOptions{
+		Timeout:      hookHTTPTimeout(write),
+		MaxBodyBytes: int64(s.cfg.Harness.MaxMessageBytes),
+		MaxInFlight:  httpserver.DefaultMaxInFlight,
+	})
+	metrics, err := s.net.authMetrics()
+	if err != nil {
+		s.log.Warn("refusals on /hooks/* are not counted", "error", err)
+	}
+	mux.Handle("/hooks/", auth.Middleware(a, auth.MiddlewareOptions{
+		Transport: "http", RequireRole: auth.RoleAgent, Logger: s.log, Metrics: metrics,
+	}, h))
 }
 
 // httpListenHosts returns the hosts of the http(s) listeners.
