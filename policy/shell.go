@@ -65,11 +65,49 @@ func stringsOf(v ref.Val) []string {
 }
 
 // shellCommand returns the shell command carried by a payload, "" if none.
-// An argv list is joined with spaces; a "commands" list with newlines; when
-// several keys hold commands, they are joined with newlines.
+// An argv list is written as a shell command line that reads back as the
+// same words (see joinArgv); a "commands" list, which holds scripts, is
+// joined with newlines; when several keys hold commands, they are joined
+// with newlines.
 func shellCommand(payload ref.Val) string {
 	s, _ := shellCommandVal(payload).(types.String)
 	return string(s)
+}
+
+// joinArgv writes an argv list as a shell command line whose words are
+// exactly the list's elements. exec passes each element as it is, quotes
+// and spaces included, so an element is written bare only when it is made
+// of characters no shell treats specially (["rm", "-rf", "/"] reads
+// "rm -rf /", which rules matching the text still recognise); any other
+// element is single-quoted (an empty one too), each single quote in it
+// written as quote, backslash, quote, quote.
+// Joining with plain spaces would let an element such as "it's" or "\""
+// open a quote that swallows the words after it when the line is parsed.
+func joinArgv(argv []string) string {
+	var b strings.Builder
+	for i, w := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w != "" && strings.IndexFunc(w, notShellSafe) < 0 {
+			b.WriteString(w)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+// notShellSafe reports whether a shell may read r as anything but itself:
+// only ASCII letters, digits and -_./=:,+@%^ are safe.
+func notShellSafe(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("-_./=:,+@%^", r)
 }
 
 // shellCommandVal is shellCommand as a CEL string. A command held by a
@@ -93,11 +131,11 @@ func shellCommandVal(payload ref.Val) ref.Val {
 			case types.String:
 				s, sv = string(x), v
 			default:
-				sep := " "
 				if k == types.String("commands") {
-					sep = "\n"
+					s = strings.Join(stringsOf(v), "\n") // scripts, one a line
+				} else {
+					s = joinArgv(stringsOf(v))
 				}
-				s = strings.Join(stringsOf(v), sep)
 			}
 			switch {
 			case s == "":
