@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -36,6 +37,7 @@ type mcpProxyOptions struct {
 	session    string
 	timeout    time.Duration
 	apiKey     string
+	apiKeyFile string
 	dial       transport.DialOptions
 }
 
@@ -74,7 +76,8 @@ process is stopped, and it exits with status 0.`,
 	f.StringVar(&o.name, "name", "", "the server's name in the events (default: the command's base name)")
 	f.StringVar(&o.session, "session", "", "AHP session_id of the events (default: a new random id)")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest wait for one decision, an approval included")
-	f.StringVar(&o.apiKey, "listen-api-key", os.Getenv("AHP_MCP_PROXY_API_KEY"), "API key that HTTP clients must send as X-API-Key or Authorization: Bearer (or $AHP_MCP_PROXY_API_KEY; required off loopback)")
+	f.StringVar(&o.apiKey, "listen-api-key", os.Getenv("AHP_MCP_PROXY_API_KEY"), "API key that HTTP clients must send as X-API-Key or Authorization: Bearer; required off loopback. Prefer $AHP_MCP_PROXY_API_KEY or --listen-api-key-file: a key on the command line shows in ps and shell history")
+	f.StringVar(&o.apiKeyFile, "listen-api-key-file", "", "read the API key from FILE (first line; at most 4 KiB), instead of --listen-api-key")
 	addDialFlags(f, &o.dial)
 	return cmd
 }
@@ -147,8 +150,11 @@ func serveMCPProxyHTTP(ctx context.Context, cmd *cobra.Command, o *mcpProxyOptio
 	if err != nil || u.Scheme != "http" || u.Port() == "" {
 		return exitWith(exitFail, "--listen wants http://HOST:PORT")
 	}
+	if err := readMCPProxyKeyFile(cmd, o); err != nil {
+		return exitWith(exitFail, err.Error())
+	}
 	if o.apiKey == "" && !auth.IsLoopbackHost(u.Hostname()) {
-		return exitWith(exitFail, "--listen off loopback needs --listen-api-key (or $AHP_MCP_PROXY_API_KEY)")
+		return exitWith(exitFail, "--listen off loopback needs an API key: $AHP_MCP_PROXY_API_KEY, --listen-api-key-file or --listen-api-key")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -171,19 +177,56 @@ func isClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, os.ErrClosed)
 }
 
+// maxKeyFile bounds the --listen-api-key-file read.
+const maxKeyFile = 4 << 10
+
+// readMCPProxyKeyFile sets o.apiKey from --listen-api-key-file, when
+// given: the file's first line, without surrounding spaces. It wins over
+// $AHP_MCP_PROXY_API_KEY; with --listen-api-key as well it is an error.
+func readMCPProxyKeyFile(cmd *cobra.Command, o *mcpProxyOptions) error {
+	if o.apiKeyFile == "" {
+		return nil
+	}
+	if cmd.Flags().Changed("listen-api-key") {
+		return errors.New("give either --listen-api-key or --listen-api-key-file, not both")
+	}
+	f, err := os.Open(o.apiKeyFile)
+	if err != nil {
+		return fmt.Errorf("--listen-api-key-file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return fmt.Errorf("--listen-api-key-file: %w", err)
+	}
+	if len(b) > maxKeyFile {
+		return fmt.Errorf("--listen-api-key-file %s: longer than %d bytes", o.apiKeyFile, maxKeyFile)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	key := strings.TrimSpace(line)
+	if key == "" {
+		return fmt.Errorf("--listen-api-key-file %s: no key on its first line", o.apiKeyFile)
+	}
+	o.apiKey = key
+	return nil
+}
+
 // requireKey refuses requests without key (as X-API-Key or a bearer
-// token); an empty key lets every request through (loopback only).
+// token); an empty key lets every request through (loopback only). The
+// SHA-256 digests are compared, in constant time, so that neither the
+// key's bytes nor its length show in the time taken.
 func requireKey(key string, next http.Handler) http.Handler {
 	if key == "" {
 		return next
 	}
-	want := []byte(key)
+	want := sha256.Sum256([]byte(key))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := r.Header.Get("X-API-Key")
 		if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 			got = b
 		}
-		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		sum := sha256.Sum256([]byte(got))
+		if got == "" || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ahp-mcp-proxy"`)
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
