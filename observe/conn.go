@@ -19,6 +19,11 @@ import (
 // read for this long is disconnected.
 const writeTimeout = 10 * time.Second
 
+// maxSubscriptionsPerConn bounds the subscriptions of one observer
+// connection (over all its requests): a subscribed session cannot be
+// forgotten by the hub, so the bound keeps MaxSessions meaningful.
+const maxSubscriptionsPerConn = 256
+
 // StatusOverflow is the WebSocket close code of an observer whose queue
 // overflowed (it may reconnect and replay).
 const StatusOverflow websocket.StatusCode = 4008
@@ -237,6 +242,9 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 		if len(p.InitialSubscriptions) > maxSubscriptionsPerQuery {
 			return nil, errorf(CodeInvalidParams, "too many initialSubscriptions"), false
 		}
+		if e := o.tooManySubs(p.InitialSubscriptions...); e != nil {
+			return nil, e, false
+		}
 		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
 		h.initialize(ctx, o, req.ID, v, p.InitialSubscriptions)
 		return answered, nil, false
@@ -254,11 +262,15 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 		if len(p.Subscriptions) > maxSubscriptionsPerQuery {
 			return nil, errorf(CodeInvalidParams, "too many subscriptions"), false
 		}
-		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
 		subs := make([]resume, len(p.Subscriptions))
+		chs := make([]string, len(p.Subscriptions))
 		for i, s := range p.Subscriptions {
-			subs[i] = resume{s.Channel, s.LastSeen}
+			subs[i], chs[i] = resume{s.Channel, s.LastSeen}, s.Channel
 		}
+		if e := o.tooManySubs(chs...); e != nil {
+			return nil, e, false
+		}
+		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
 		h.reconnect(ctx, o, req.ID, subs)
 		return answered, nil, false
 	}
@@ -267,6 +279,9 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 	}
 	switch req.Method {
 	case "subscribe":
+		if e := o.tooManySubs(channel); e != nil {
+			return nil, e, false
+		}
 		if err := h.subscribe(ctx, o, req.ID, channel); err != nil {
 			return nil, err, false
 		}
@@ -314,6 +329,27 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 		return nil, nil, false
 	}
 	return nil, errorf(CodeMethodNotFound, "unknown method "+truncate(req.Method, 64)), false
+}
+
+// tooManySubs refuses a request that would leave o with more than
+// maxSubscriptionsPerConn subscriptions. Only o's reader adds to o.subs,
+// so the count cannot grow between this check and the subscribing.
+func (o *observer) tooManySubs(chs ...string) *rpcError {
+	o.h.mu.Lock()
+	n := len(o.subs)
+	seen := make(map[string]bool, len(chs))
+	for _, ch := range chs {
+		if !o.subs[ch] && !seen[ch] {
+			seen[ch] = true
+			n++
+		}
+	}
+	o.h.mu.Unlock()
+	if n > maxSubscriptionsPerConn {
+		return errorf(CodeInvalidRequest, "too many subscriptions: one connection may hold "+itoa(maxSubscriptionsPerConn)+
+			" (it holds "+itoa(int64(len(o.subs)))+"); unsubscribe from some first")
+	}
+	return nil
 }
 
 // answer decides an approval for an approver.

@@ -31,6 +31,30 @@ const loginTTL = 12 * time.Hour
 // maxLogins bounds the dashboard logins kept at once.
 const maxLogins = 1024
 
+// maxLoginsPerPrincipal bounds the live logins of one principal; a new
+// login past it ends that principal's oldest one, so one credential
+// cannot take every slot of maxLogins.
+const maxLoginsPerPrincipal = 16
+
+// Failed logins are throttled per remote address (an IPv6 address by its
+// /64): after loginFailLimit failures within loginFailWindow, every login
+// from there is answered 429 for loginBlockFor, without looking at the
+// credential. At most maxLoginAddrs addresses are tracked.
+const (
+	loginFailLimit  = 5
+	loginFailWindow = time.Minute
+	loginBlockFor   = time.Minute
+	maxLoginAddrs   = 4096
+)
+
+// unauthenticatedLife is how long a connection without a usable
+// credential may stay open (it may only ping).
+const unauthenticatedLife = 10 * time.Second
+
+// refusalLogEvery is the least time between two log lines about refused
+// logins and connections; the refusals in between are counted.
+const refusalLogEvery = 10 * time.Second
+
 // HandlerOptions configure Handler.
 type HandlerOptions struct {
 	// Auth checks credentials: bearer tokens and API keys in headers (for
@@ -41,6 +65,9 @@ type HandlerOptions struct {
 	// OriginPatterns are extra browser origins allowed to connect (see
 	// websocket.AcceptOptions); by default only the page's own origin is.
 	OriginPatterns []string
+	// Metrics, when set, counts refused logins and connections as
+	// ahp_auth_refusals_total{transport="observer"}.
+	Metrics *auth.Metrics
 }
 
 // Handler serves the observer protocol at /observe, the dashboard at /
@@ -50,8 +77,11 @@ type Handler struct {
 	o   HandlerOptions
 	mux *http.ServeMux
 
-	mu     sync.Mutex
-	logins map[[32]byte]login
+	mu       sync.Mutex
+	logins   map[[32]byte]login
+	failures map[string]*loginFailures // by remoteKey
+	lastLog  time.Time                 // of the last refusal logged
+	unlogged int                       // refusals since then, not logged
 }
 
 type login struct {
@@ -59,9 +89,16 @@ type login struct {
 	expires time.Time
 }
 
+// loginFailures counts the failed logins of one remote address.
+type loginFailures struct {
+	n            int
+	since        time.Time // first failure of the window
+	blockedUntil time.Time
+}
+
 // NewHandler returns the observer endpoint and dashboard of hub.
 func NewHandler(hub *Hub, o HandlerOptions) *Handler {
-	h := &Handler{hub: hub, o: o, mux: http.NewServeMux(), logins: map[[32]byte]login{}}
+	h := &Handler{hub: hub, o: o, mux: http.NewServeMux(), logins: map[[32]byte]login{}, failures: map[string]*loginFailures{}}
 	h.mux.HandleFunc("GET /observe", h.serveObserve)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("POST /logout", h.logout)
@@ -137,6 +174,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusForbidden, CodePermissionDenied, "cross-site login refused")
 		return
 	}
+	remote := remoteKey(r)
+	if wait := h.throttled(remote); wait > 0 {
+		h.refused(remote, "throttled")
+		w.Header().Set("Retry-After", itoa(int64((wait+time.Second-1)/time.Second)))
+		writeJSONError(w, http.StatusTooManyRequests, CodeAuthRequired, "too many failed logins from this address; try again later")
+		return
+	}
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		writeJSONError(w, http.StatusUnsupportedMediaType, CodeInvalidRequest, "send {\"credential\": \"...\"} as application/json")
 		return
@@ -157,10 +201,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
+		h.loginFailed(remote)
+		h.refused(remote, "unknown_credential")
 		writeJSONError(w, http.StatusUnauthorized, CodeAuthRequired, "unknown credential")
 		return
 	}
 	if !canObserve(p) {
+		h.refused(remote, "not_observer")
 		writeJSONError(w, http.StatusForbidden, CodePermissionDenied, "principal "+p.ID+" may not observe (role observer, approver or admin required; agent credentials are refused)")
 		return
 	}
@@ -172,13 +219,25 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	tok := hex.EncodeToString(raw[:])
 	now := time.Now()
 	h.mu.Lock()
+	var oldest [32]byte
+	mine := 0
 	for k, l := range h.logins {
-		if now.After(l.expires) {
+		switch {
+		case now.After(l.expires):
 			delete(h.logins, k)
+		case l.p.ID == p.ID:
+			if mine == 0 || l.expires.Before(h.logins[oldest].expires) {
+				oldest = k
+			}
+			mine++
 		}
+	}
+	if mine >= maxLoginsPerPrincipal {
+		delete(h.logins, oldest) // the principal's oldest login ends
 	}
 	if len(h.logins) >= maxLogins {
 		h.mu.Unlock()
+		h.refused(remote, "logins_full")
 		writeJSONError(w, http.StatusServiceUnavailable, CodeInternalError, "too many dashboard logins; log out elsewhere or wait")
 		return
 	}
@@ -220,15 +279,22 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 		p = nil
 	}
 	hub := h.hub
-	hub.mu.Lock()
-	full := len(hub.observers) >= hub.o.MaxObservers
-	hub.mu.Unlock()
-	if full {
-		writeJSONError(w, http.StatusServiceUnavailable, CodeInternalError, "too many observers connected")
+	// Connections without a usable credential have slots of their own,
+	// so that they cannot keep observers out.
+	authed := authErr == nil
+	if !hub.reserve(authed) {
+		if authed {
+			h.refused(remoteKey(r), "observers_full")
+			writeJSONError(w, http.StatusServiceUnavailable, CodeInternalError, "too many observers connected")
+		} else {
+			h.refused(remoteKey(r), "unauthenticated_full")
+			writeJSONError(w, http.StatusServiceUnavailable, CodeAuthRequired, "too many unauthenticated connections; send a credential")
+		}
 		return
 	}
 	ws, err := websocket.Accept(deadlineClearer{w}, r, &websocket.AcceptOptions{OriginPatterns: h.o.OriginPatterns})
 	if err != nil {
+		hub.unreserve(authed)
 		return // Accept wrote the HTTP error
 	}
 	ob := &observer{h: hub, ws: ws, p: p, authErr: authErr, q: make(chan []byte, hub.o.QueueSize),
@@ -251,18 +317,20 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 	}()
 	var wg sync.WaitGroup
 	wg.Go(func() { ob.writeLoop(ctx) })
+	rctx := ctx // a new variable: the goroutines above read ctx
 	if authErr != nil {
 		// Unauthenticated connections get a short life.
 		var c2 context.CancelFunc
-		ctx, c2 = context.WithTimeout(ctx, 10*time.Second)
+		rctx, c2 = context.WithTimeout(ctx, unauthenticatedLife)
 		defer c2()
 	}
-	ob.readLoop(ctx)
+	ob.readLoop(rctx)
 	close(ob.done)
 	wg.Wait()
 	_ = ws.CloseNow()
 	hub.mu.Lock()
 	delete(hub.observers, ob)
+	hub.unreserveLocked(authed)
 	for ch := range ob.subs {
 		if m := hub.subs[ch]; m != nil {
 			delete(m, ob)
@@ -292,3 +360,94 @@ func (d deadlineClearer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // Unwrap lets http.ResponseController reach the original writer.
 func (d deadlineClearer) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// remoteKey names the address a request comes from, for throttling and
+// logs: the peer's IP (an IPv6 address by its /64, which one host
+// usually holds whole). Forwarding headers are not trusted.
+func remoteKey(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return truncate(host, 64)
+	}
+	if ip.To4() == nil {
+		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return ip.String()
+}
+
+// throttled returns how long logins from remote are still refused.
+func (h *Handler) throttled(remote string) time.Duration {
+	now := h.hub.o.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f := h.failures[remote]; f != nil && now.Before(f.blockedUntil) {
+		return f.blockedUntil.Sub(now)
+	}
+	return 0
+}
+
+// loginFailed counts a failed login from remote; the loginFailLimit-th
+// within loginFailWindow blocks the address for loginBlockFor.
+func (h *Handler) loginFailed(remote string) {
+	now := h.hub.o.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f := h.failures[remote]
+	if f == nil {
+		if len(h.failures) >= maxLoginAddrs {
+			h.pruneFailuresLocked(now)
+		}
+		f = &loginFailures{}
+		h.failures[remote] = f
+	}
+	if now.Sub(f.since) > loginFailWindow {
+		f.n, f.since = 0, now
+	}
+	f.n++
+	if f.n >= loginFailLimit {
+		f.blockedUntil = now.Add(loginBlockFor)
+		f.n, f.since = 0, now
+	}
+}
+
+// pruneFailuresLocked forgets the addresses neither blocked nor failing
+// within the window; if none is, the one whose window began first. h.mu
+// must be held.
+func (h *Handler) pruneFailuresLocked(now time.Time) {
+	var first string
+	for k, f := range h.failures {
+		if now.After(f.blockedUntil) && now.Sub(f.since) > loginFailWindow {
+			delete(h.failures, k)
+			continue
+		}
+		if first == "" || f.since.Before(h.failures[first].since) {
+			first = k
+		}
+	}
+	if len(h.failures) >= maxLoginAddrs {
+		delete(h.failures, first)
+	}
+}
+
+// refused counts a refused login or connection and logs it, at most one
+// line per refusalLogEvery with the count of those not logged. The
+// credential is never logged.
+func (h *Handler) refused(remote, reason string) {
+	h.o.Metrics.Refused("observer", reason)
+	now := h.hub.o.Now()
+	h.mu.Lock()
+	if !h.lastLog.IsZero() && now.Sub(h.lastLog) < refusalLogEvery {
+		h.unlogged++
+		h.mu.Unlock()
+		return
+	}
+	n := h.unlogged
+	h.lastLog, h.unlogged = now, 0
+	h.mu.Unlock()
+	h.hub.log.Warn("observe: refused a dashboard login or observer connection",
+		"reason", reason, "remote", remote, "refused_since_last_line", n)
+}

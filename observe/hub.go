@@ -43,8 +43,13 @@ type Options struct {
 	// least recently active is forgotten (its snapshot then comes from
 	// the store).
 	MaxSessions int
-	// MaxObservers bounds concurrent observer connections (256 when 0).
+	// MaxObservers bounds concurrent authenticated observer connections
+	// (256 when 0).
 	MaxObservers int
+	// MaxUnauthenticated bounds, apart from MaxObservers, the connections
+	// without a usable credential (32 when 0): they are upgraded only to
+	// be told -32007 or -32009, and must not crowd out observers.
+	MaxUnauthenticated int
 	// Logger receives the hub's log lines (discarded when nil).
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -110,6 +115,9 @@ type Hub struct {
 	indexTotal int
 	subs       map[string]map[*observer]struct{}
 	observers  map[*observer]struct{}
+	nAuthed    int // connection slots taken by authenticated observers (reserve)
+	nAnon      int // and by connections without a usable credential
+	evictAt    int // evictLocked waits for more sessions than this (too many pinned)
 	approvals  map[string]ApprovalJSON
 	resolved   map[string]time.Time // SharedSeq: approvals seen resolved (sharedapprovals.go)
 	stats      *stats
@@ -143,6 +151,9 @@ func New(o Options) (*Hub, error) {
 	}
 	if o.MaxObservers <= 0 {
 		o.MaxObservers = 256
+	}
+	if o.MaxUnauthenticated <= 0 {
+		o.MaxUnauthenticated = 32
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -207,26 +218,71 @@ func (h *Hub) sessionLocked(id string) (*session, bool) {
 	s := newSession(id, h.o.Now())
 	s.indexFrom = h.seq // actions before now are not in the index
 	h.sessions[id] = s
-	if len(h.sessions) > h.o.MaxSessions {
-		h.evictLocked()
+	if len(h.sessions) > max(h.o.MaxSessions, h.evictAt) {
+		h.evictLocked(id)
 	}
 	return s, true
 }
 
-// evictLocked forgets the least recently active tenth of the sessions.
-func (h *Hub) evictLocked() {
+// evictLocked forgets the least recently active sessions until a tenth
+// of MaxSessions is free again. Sessions with subscribers or pending
+// approvals are kept, and so is keep (the one being added). When too
+// many are kept to get under MaxSessions, the next pass waits until
+// another tenth of MaxSessions has been added, so that pinned sessions
+// cannot make every new session sort them all.
+func (h *Hub) evictLocked(keep string) {
 	all := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
-		all = append(all, s)
+		if s.id != keep && len(h.subs[SessionChannel(s.id)]) == 0 && len(s.pending) == 0 {
+			all = append(all, s)
+		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].summary.LastActivity.Before(all[j].summary.LastActivity) })
-	for _, s := range all[:max(1, len(all)/10)] {
-		if len(h.subs[SessionChannel(s.id)]) > 0 || len(s.pending) > 0 {
-			continue
-		}
+	n := min(len(all), len(h.sessions)-h.o.MaxSessions+max(1, h.o.MaxSessions/10))
+	for _, s := range all[:max(0, n)] {
 		h.indexTotal -= s.index.len()
 		delete(h.sessions, s.id)
 		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id)})
+	}
+	h.evictAt = 0
+	if len(h.sessions) > h.o.MaxSessions {
+		h.evictAt = len(h.sessions) + max(1, h.o.MaxSessions/10)
+	}
+}
+
+// reserve takes a connection slot: one of MaxObservers for an
+// authenticated observer, else one of MaxUnauthenticated. The check and
+// the taking happen under one lock, so concurrent upgrades never exceed
+// the bounds. Each slot taken is given back with unreserve.
+func (h *Hub) reserve(authed bool) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if authed {
+		if h.nAuthed >= h.o.MaxObservers {
+			return false
+		}
+		h.nAuthed++
+		return true
+	}
+	if h.nAnon >= h.o.MaxUnauthenticated {
+		return false
+	}
+	h.nAnon++
+	return true
+}
+
+// unreserve gives back a slot reserve took.
+func (h *Hub) unreserve(authed bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.unreserveLocked(authed)
+}
+
+func (h *Hub) unreserveLocked(authed bool) {
+	if authed {
+		h.nAuthed--
+	} else {
+		h.nAnon--
 	}
 }
 
