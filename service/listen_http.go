@@ -176,7 +176,12 @@ func (s *Service) mountObserve(mux *http.ServeMux) {
 		s.log.Warn("observers are not served on the network listeners", "error", err)
 		return
 	}
-	oh := observe.NewHandler(s.hub, observe.HandlerOptions{Auth: st, Secure: s.cfg.Auth.TLSCert != ""})
+	metrics, err := s.net.authMetrics()
+	if err != nil {
+		s.log.Warn("observers are not served on the network listeners", "error", err)
+		return
+	}
+	oh := observe.NewHandler(s.hub, observe.HandlerOptions{Auth: st, Secure: s.cfg.Auth.TLSCert != "", Metrics: metrics})
 	for _, p := range oh.Routes() {
 		mux.Handle(p, oh)
 	}
