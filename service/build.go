@@ -38,6 +38,7 @@ func (s *Service) build() error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.reg = reg
+	s.net = &netAuth{cfg: s.cfg.Auth, reg: s.registerer(), warned: map[string]bool{}}
 
 	popts := policy.Options{Packs: c.Policy.Packs, Params: policyParams(log, c, s.opts.ConfigFile), Registerer: reg}
 	if c.Policy.Default == "block" {
@@ -151,7 +152,11 @@ func (s *Service) buildAdmin() error {
 	}
 	a := admin.TokenAuthenticator(tok, next)
 	s.adminMux.HandleFunc("GET /v1/status", s.serveStatus)
-	oh := observe.NewHandler(s.hub, observe.HandlerOptions{Auth: a})
+	ometrics, err := s.net.authMetrics()
+	if err != nil {
+		return err
+	}
+	oh := observe.NewHandler(s.hub, observe.HandlerOptions{Auth: a, Metrics: ometrics})
 	for _, p := range oh.Routes() {
 		s.adminMux.Handle(p, oh)
 	}

@@ -90,7 +90,6 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 		TimeoutMs: c.TimeoutMs, BatchSize: c.BatchSize, MaxDepth: c.MaxDepth,
 		MaxMessageBytes: c.MaxMessageBytes, MaxInFlight: c.MaxInFlight, Logger: s.log,
 	})
-	s.net = &netAuth{cfg: cfg.Auth, reg: s.registerer(), warned: map[string]bool{}}
 	maxConns := c.MaxConnections
 	if maxConns == 0 {
 		maxConns = connlimit.DefaultMax()
