@@ -3,7 +3,8 @@ package server
 import (
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/ahp-go/ahp/internal/textcut"
 )
 
 // refusedLogEvery is the least time between two "notification refused"
@@ -58,12 +59,9 @@ func (s *Server) logRefused(reason, eventType, sessionID string) {
 
 // clipLogged cuts s to maxLoggedField bytes at a rune boundary.
 func clipLogged(s string) string {
-	if len(s) <= maxLoggedField {
-		return s
+	head, left := textcut.Head(s, maxLoggedField)
+	if left == 0 {
+		return head
 	}
-	cut := maxLoggedField
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return head + "…"
 }

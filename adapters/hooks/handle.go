@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/ahp-go/ahp/internal/textcut"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -243,12 +243,9 @@ const maxShownPayload = 64 << 10
 // shown returns s for an approval prompt: whole when it fits in n bytes,
 // else its first n bytes (cut at a rune boundary) and how much is left out.
 func shown(s string, n int) string {
-	if len(s) <= n {
-		return s
+	head, left := textcut.Head(s, n)
+	if left == 0 {
+		return head
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… [%d more bytes not shown; the whole action is in the audit record]", len(s)-cut)
+	return head + fmt.Sprintf("… [%d more bytes not shown; the whole action is in the audit record]", left)
 }

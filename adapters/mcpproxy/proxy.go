@@ -18,13 +18,13 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ahp-go/ahp/adapters/hooks"
 	"github.com/ahp-go/ahp/internal/jsonscan"
+	"github.com/ahp-go/ahp/internal/textcut"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -477,12 +477,9 @@ const maxShownArguments = 64 << 10
 // boundary with the number of bytes left out said plainly, so a harmless
 // head never passes for the whole command.
 func showArguments(args json.RawMessage) string {
-	if len(args) <= maxShownArguments {
-		return string(args)
+	head, left := textcut.Head(string(args), maxShownArguments)
+	if left == 0 {
+		return head
 	}
-	n := maxShownArguments
-	for n > 0 && !utf8.RuneStart(args[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… [%d more bytes not shown]", args[:n], len(args)-n)
+	return fmt.Sprintf("%s… [%d more bytes not shown]", head, left)
 }
