@@ -1,0 +1,86 @@
+package effects
+
+import "fmt"
+
+// Shell returns the effects of a shell script (bash syntax) run in ctx.
+func Shell(script string, ctx Context) []Effect {
+	s := newState(ctx)
+	s.shell(script)
+	return s.out
+}
+
+// Code returns the effects of code in an interpreter's language ("python",
+// "node", "perl", "ruby", "php", "sh") run in ctx.
+func Code(lang, code string, ctx Context) []Effect {
+	s := newState(ctx)
+	s.code(lang, code)
+	return s.out
+}
+
+// Payload returns the effects of a tool call: payload is a decoded
+// pre_action payload ({"tool_name": ..., "arguments": {...}} and the shapes
+// the hooks of Claude Code, Codex and Gemini CLI send). A payload whose tool
+// is not one the analysis knows yields no effects.
+func Payload(payload map[string]any, ctx Context) []Effect {
+	s := newState(ctx)
+	s.payload(payload)
+	return s.out
+}
+
+// state is one analysis in progress: the context, how deep nested code is,
+// how many decode rounds were spent, and the effects found so far.
+type state struct {
+	ctx     Context
+	depth   int
+	decodes int
+	via     string
+	out     []Effect
+	full    bool
+}
+
+func newState(ctx Context) *state { return &state{ctx: ctx, via: ""} }
+
+// add records an effect (with the current reader chain in Via when the
+// effect has none). Past MaxEffects it records one limit Unknown and drops
+// the rest.
+func (s *state) add(e Effect) {
+	if s.full {
+		return
+	}
+	if len(s.out) >= MaxEffects-1 {
+		s.full = true
+		s.out = append(s.out, Effect{Kind: Unknown, Limit: true, Via: s.via,
+			Reason: fmt.Sprintf("more than %d effects", MaxEffects-1)})
+		return
+	}
+	if e.Via == "" {
+		e.Via = s.via
+	}
+	s.out = append(s.out, e)
+}
+
+// unknown records what could not be read and why; limit marks a limit of
+// the analysis.
+func (s *state) unknown(limit bool, format string, args ...any) {
+	s.add(Effect{Kind: Unknown, Limit: limit, Reason: fmt.Sprintf(format, args...)})
+}
+
+// nested runs read one level deeper under reader name via (a shell inside
+// python, a script given to sh -c, ...). Past MaxDepth it records a limit
+// Unknown instead of reading.
+func (s *state) nested(via string, read func()) {
+	if s.depth >= MaxDepth {
+		s.unknown(true, "code nested more than %d levels deep", MaxDepth)
+		return
+	}
+	prevVia := s.via
+	s.depth++
+	if prevVia == "" {
+		s.via = via
+	} else {
+		s.via = prevVia + ">" + via
+	}
+	read()
+	s.via = prevVia
+	s.depth--
+}
