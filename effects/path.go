@@ -1,0 +1,38 @@
+package effects
+
+import (
+	"path"
+	"strings"
+)
+
+// resolve makes a path as the agent would see it: "~" and "~/x" use the
+// agent's home, a relative path is joined to the agent's working directory,
+// and the result is cleaned ("/a/b/../c" is "/a/c"). When the home or the
+// working directory is unknown the path keeps its "~" or stays relative:
+// it is never resolved against the harness's own directories.
+func (s *state) resolve(p string) string {
+	if p == "" {
+		return ""
+	}
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if s.ctx.Home == "" {
+			return path.Clean(p)
+		}
+		p = s.ctx.Home + p[1:]
+	case strings.HasPrefix(p, "~"):
+		// ~user: only the agent's own user name is known.
+		name, rest, _ := strings.Cut(p[1:], "/")
+		if s.ctx.User == "" || name != s.ctx.User || s.ctx.Home == "" {
+			return path.Clean(p)
+		}
+		p = s.ctx.Home + "/" + rest
+	}
+	if !strings.HasPrefix(p, "/") {
+		if s.ctx.Cwd == "" {
+			return path.Clean(p)
+		}
+		p = s.ctx.Cwd + "/" + p
+	}
+	return path.Clean(p)
+}
