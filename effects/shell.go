@@ -393,6 +393,10 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
 		}
 	}
 	ws := r.words(c.Args, true)
+	if len(ws) == 1 && ws[0].known && ws[0].val == "exec" {
+		// exec with only redirections: they stay for the rest of the script.
+		r.fds = rd.fds
+	}
 	return r.command(ws, rd.stdin, env)
 }
 

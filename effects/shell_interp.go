@@ -223,7 +223,10 @@ loop:
 		}
 		env.stdin = c.in
 		c.shellText(c.prog, rest[0], env)
-	case stdinMode || len(rest) == 0:
+	case stdinMode || len(rest) == 0 || rest[0].known && rest[0].val == "-":
+		if len(rest) > 0 && rest[0].val == "-" && !stdinMode {
+			rest = rest[1:]
+		}
 		env.args = rest
 		c.r.feed("sh", c.prog, c.in, env)
 	default:
@@ -936,7 +939,7 @@ func hOpenssl(c *call) *stream {
 		return c.filter()
 	}
 	sub := args[0].val
-	p := parseOpts(args[1:], opts("-connect -in -out -pass -k -K -iv -md -cipher -servername -port -accept -CAfile -cert -key"), false)
+	p := parseSingleDash(args[1:], opts("-connect -in -out -pass -k -K -iv -md -cipher -servername -port -accept -CAfile -cert -key -proxy"))
 	if f, ok := p.get("-in"); ok {
 		c.file(Read, f, nil)
 	}

@@ -87,6 +87,12 @@ func parseOpts(args []sword, valued optSet, stopAtOperand bool) *parsed {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val
+		if !w.known && strings.HasPrefix(w.arg, "--") && strings.Contains(w.arg, "=") {
+			// --name="$(...)": the option is known, its value is not.
+			name, val, _ := strings.Cut(w.arg, "=")
+			p.opts = append(p.opts, opt{name: name, val: sword{arg: val, dyn: w.dyn, out: w.out, suffix: w.suffix}})
+			continue
+		}
 		if !w.known || len(a) < 2 || a[0] != '-' {
 			if stopAtOperand {
 				p.rest = args[i:]
@@ -230,4 +236,24 @@ func signalName(s string) string {
 var signalNumbers = map[string]string{
 	"0": "0", "1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "10": "USR1",
 	"12": "USR2", "13": "PIPE", "14": "ALRM", "15": "TERM", "18": "CONT", "19": "STOP", "20": "TSTP",
+}
+
+// parseSingleDash splits a command line whose options are whole words
+// after one dash (openssl, find): "-connect host:port".
+func parseSingleDash(args []sword, valued optSet) *parsed {
+	p := &parsed{}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.known || len(w.val) < 2 || w.val[0] != '-' {
+			p.ops = append(p.ops, w)
+			continue
+		}
+		if valued[w.val] && i+1 < len(args) {
+			p.opts = append(p.opts, opt{name: w.val, val: args[i+1]})
+			i++
+			continue
+		}
+		p.opts = append(p.opts, opt{name: w.val})
+	}
+	return p
 }

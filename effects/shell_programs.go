@@ -57,15 +57,15 @@ func init() {
 		// wrappers
 		"env": hEnv, "nice": hWrap(opts("-n --adjustment"), 0), "nohup": hWrap(nil, 0),
 		"timeout": hWrap(opts("-s --signal -k --kill-after"), 1),
-		"stdbuf": hWrap(opts("-i -o -e --input --output --error"), 0),
-		"ionice": hWrap(opts("-c -n -p -P -u --class --classdata"), 0),
-		"chrt": hWrap(opts("-T -P -D"), 1), "taskset": hTaskset,
+		"stdbuf":  hWrap(opts("-i -o -e --input --output --error"), 0),
+		"ionice":  hWrap(opts("-c -n -p -P -u --class --classdata"), 0),
+		"chrt":    hWrap(opts("-T -P -D"), 1), "taskset": hTaskset,
 		"setsid": hWrap(nil, 0), "time": hWrap(opts("-o -f --output --format"), 0),
 		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(opts("-a"), 0),
 		"busybox": hWrap(nil, 0), "chroot": hChroot, "unshare": hWrap(opts("--map-user --map-group --setuid --setgid"), 0),
-		"nsenter": hWrap(opts("-t --target -S -G --setuid --setgid"), 0),
-		"strace": hWrap(opts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
-		"ltrace": hWrap(opts("-o -e -p -s -u -n -a -l -x -L"), 0),
+		"nsenter":  hWrap(opts("-t --target -S -G --setuid --setgid"), 0),
+		"strace":   hWrap(opts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
+		"ltrace":   hWrap(opts("-o -e -p -s -u -n -a -l -x -L"), 0),
 		"fakeroot": hWrap(nil, 0), "firejail": hWrap(nil, 0), "torsocks": hWrap(nil, 0),
 		"proxychains": hWrap(opts("-f"), 0), "proxychains4": hWrap(opts("-f"), 0),
 		"xvfb-run": hWrap(opts("-n -s -f -e -p"), 0), "caffeinate": hWrap(opts("-t -w"), 0),
@@ -154,7 +154,11 @@ func splitCopy(c *call, p *parsed) (srcs []sword, dst sword, intoDir, ok bool) {
 		return nil, sword{}, false, false
 	}
 	srcs, dst = p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1]
-	intoDir = !p.has("-T", "--no-target-directory") && (len(srcs) > 1 || strings.HasSuffix(dst.val, "/") || dst.val == "." || dst.val == "..")
+	anyGlob := false
+	for _, s := range srcs {
+		anyGlob = anyGlob || s.glob
+	}
+	intoDir = !p.has("-T", "--no-target-directory") && (len(srcs) > 1 || anyGlob || strings.HasSuffix(dst.val, "/") || dst.val == "." || dst.val == "..")
 	return srcs, dst, intoDir, true
 }
 
