@@ -1,0 +1,3 @@
+package effects
+
+func (s *state) scanCode(lang, code string) { s.unknown(false, "%s: not yet", lang) }

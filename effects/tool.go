@@ -1,0 +1,3 @@
+package effects
+
+func (s *state) payload(p map[string]any) {}
