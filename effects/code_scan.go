@@ -1015,10 +1015,7 @@ func octal(m string) string {
 }
 
 func (sc *scanner) perl(name string, args [][]scTok) {
-	fn := name
-	if i := strings.LastIndex(fn, "::"); i >= 0 {
-		fn = fn[i+2:]
-	}
+	fn := last(name)
 	switch fn {
 	case "system", "exec":
 		sc.runArgs(fn, args)
@@ -1399,6 +1396,9 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 		a := args
 		if len(a) > 1 && fn != "pcntl_exec" {
 			a = a[:1]
+		}
+		if fn == "proc_open" && len(args) > 1 && !strings.Contains(argText(args[1:2]), "pipe") {
+			sc.dup = true // the process's streams are handles opened here
 		}
 		if fn == "pcntl_exec" && len(a) > 1 {
 			if prog, ok := sc.lit(a[0]); ok {

@@ -426,6 +426,12 @@ func (p *py) eval(n *pyNode) pyVal {
 		return pyVal{}
 	case "integer", "float":
 		return pyS(n.text)
+	case "unary_operator":
+		v := p.eval(n.child("argument"))
+		if op := n.child("operator"); op != nil && op.text == "-" && v.k == pyStr {
+			return pyS("-" + v.s)
+		}
+		return pyVal{from: v.from, url: v.url}
 	case "true", "false", "none":
 		return pyS(n.text)
 	case "identifier":
@@ -479,6 +485,9 @@ func (p *py) eval(n *pyNode) pyVal {
 		idx := p.eval(n.child("subscript"))
 		if v.k == pyName && (v.s == "os.environ") && idx.k == pyStr {
 			return p.env(idx.s)
+		}
+		if v.k == pyName && v.s == "sys.modules" && idx.k == pyStr {
+			return pyVal{k: pyName, s: idx.s}
 		}
 		if v.k == pyList && idx.k == pyStr {
 			if i, err := strconv.Atoi(idx.s); err == nil && i >= 0 && i < len(v.list) {
@@ -745,6 +754,12 @@ func (p *py) call(n *pyNode) pyVal {
 		callee = p.eval(fn)
 	}
 	if callee.k != pyName {
+		switch fn.kind {
+		case "subscript", "call", "lambda", "parenthesized_expression", "conditional_expression", "boolean_operator":
+			// handlers[name](...), getattr(x, y)(...), (a or b)(...):
+			// which function runs is not known before run time.
+			p.unknownf("a call of a function computed at run time: %s", snippet(a.text))
+		}
 		return pyVal{from: callee.from, url: callee.url}
 	}
 	q := pyCanon(callee.s)
@@ -1859,6 +1874,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			url := ""
 			if s, ok := u.str(); ok {
 				url = s
+			}
+			if !strings.Contains(url, "://") {
+				url = "" // a path on the connection's host
 			}
 			if body, ok := a.get(2, "body"); ok {
 				p.add(Effect{Kind: Send, Host: o.host, Port: o.port, URL: url, Source: source(body)})
