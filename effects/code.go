@@ -5,7 +5,9 @@ import "strings"
 // shellReader reads a shell command line found in interpreter code or a
 // tool call. It is the shell reader; tests replace it to see exactly which
 // command lines the interpreter readers hand over.
-var shellReader = (*state).shell
+var shellReader func(s *state, script string)
+
+func init() { shellReader = (*state).shell }
 
 // code reads code in an interpreter's language. A language it does not
 // know, or code longer than MaxInput, is an Unknown effect.

@@ -1364,48 +1364,13 @@ func pyDup2(p *py, q string, a *pyArgs) pyVal {
 	return pyVal{}
 }
 
-// urlHost returns the host and port of a URL ("" when it has none).
-func urlHost(u string) string {
-	h, _ := urlHostPort(u)
-	return h
-}
-
+// urlHostPort returns the host (lower case) and port of a URL with a
+// scheme ("" when it has none), read as the shell reader reads URLs.
 func urlHostPort(u string) (host, port string) {
-	rest := u
-	scheme := ""
-	if i := strings.Index(rest, "://"); i >= 0 {
-		scheme, rest = strings.ToLower(rest[:i]), rest[i+3:]
-	} else {
+	if !strings.Contains(u, "://") {
 		return "", ""
 	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	if i := strings.LastIndex(rest, "@"); i >= 0 {
-		rest = rest[i+1:]
-	}
-	host = rest
-	if strings.HasPrefix(rest, "[") {
-		if i := strings.Index(rest, "]"); i > 0 {
-			host = rest[1:i]
-			if strings.HasPrefix(rest[i+1:], ":") {
-				port = rest[i+2:]
-			}
-		}
-	} else if i := strings.LastIndex(rest, ":"); i >= 0 {
-		host, port = rest[:i], rest[i+1:]
-	}
-	if port == "" {
-		switch scheme {
-		case "http", "ws":
-			port = "80"
-		case "https", "wss":
-			port = "443"
-		case "ftp":
-			port = "21"
-		}
-	}
-	return strings.ToLower(host), port
+	return urlParts(u)
 }
 
 // source says what data a value sends: the path it was read from, "data"

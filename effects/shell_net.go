@@ -20,9 +20,9 @@ func urlParts(u string) (host, port string) {
 	if err != nil {
 		rest := s[strings.Index(s, "://")+3:]
 		h, _, _ := strings.Cut(rest, "/")
-		return stripUser(h), ""
+		return strings.ToLower(stripUser(h)), ""
 	}
-	host, port = pu.Hostname(), pu.Port()
+	host, port = strings.ToLower(pu.Hostname()), pu.Port()
 	if port == "" {
 		switch pu.Scheme {
 		case "http", "ws":
