@@ -46,6 +46,10 @@ type sh struct {
 	name     string
 	fds      map[int]fdTarget // fds opened by exec, kept for the script
 	funcCall int
+	// active counts the calls in progress of each function; calls counts
+	// every function call of the script (at most MaxFuncCalls are read).
+	active map[string]int
+	calls  int
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -494,15 +498,31 @@ func (r *sh) alias(name, value string, rest []sword, in *stream, env []shAssign)
 }
 
 func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) *stream {
+	if r.active[name] > 0 {
+		// A function that calls itself runs without end as far as a
+		// reader can tell (the fork bomb :(){ :|:& };:); once is enough.
+		r.s.unknown(true, "recursive function %s: it calls itself", name)
+		return nil
+	}
 	if r.funcCall >= MaxDepth {
 		r.s.unknown(true, "function %s called more than %d levels deep", name, MaxDepth)
 		return nil
 	}
+	if r.calls >= MaxFuncCalls {
+		r.s.unknown(true, "more than %d function calls", MaxFuncCalls)
+		return nil
+	}
+	if r.active == nil {
+		r.active = map[string]int{}
+	}
+	r.calls++
 	r.funcCall++
+	r.active[name]++
 	saved := r.args
 	r.args = args
 	out := r.stmt(body, in)
 	r.args = saved
+	r.active[name]--
 	r.funcCall--
 	return out
 }

@@ -58,17 +58,29 @@ func (d *structDef) addField(name string, typ *types.Type, get func(*effects.Eff
 	d.ftypes[name] = &types.FieldType{
 		Type: typ,
 		IsSet: func(target any) bool {
-			v, ok := target.(effectVal)
-			return ok && isSet(get(v.e))
+			e := effectOf(target)
+			return e != nil && isSet(get(e))
 		},
 		GetFrom: func(target any) (any, error) {
-			v, ok := target.(effectVal)
-			if !ok {
+			e := effectOf(target)
+			if e == nil {
 				return nil, fmt.Errorf("policy: field %s read from %T", name, target)
 			}
-			return get(v.e), nil
+			return get(e), nil
 		},
 	}
+}
+
+// effectOf returns the effect a CEL field access reads from (the value
+// itself or what its Value method returned), nil for anything else.
+func effectOf(target any) *effects.Effect {
+	switch v := target.(type) {
+	case effectVal:
+		return v.e
+	case *effects.Effect:
+		return v
+	}
+	return nil
 }
 
 func init() { structDefs[effectDef.typ.TypeName()] = effectDef }
