@@ -181,6 +181,23 @@ func CodexAdapterHooks(file string, doc []byte) ([]CodexTrust, error) {
 	return out, nil
 }
 
+// CodexTrustFor returns the trust entries of the command hooks of doc
+// (read from file) whose command is command: the hooks an installer just
+// wrote, whatever the command is.
+func CodexTrustFor(file string, doc []byte, command string) ([]CodexTrust, error) {
+	hooks, err := CodexCommandHooks(file, doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []CodexTrust
+	for _, h := range hooks {
+		if h.Hook.Command == command {
+			out = append(out, h.CodexTrust)
+		}
+	}
+	return out, nil
+}
+
 // CodexLocatedHook is a command hook with its trust entry.
 type CodexLocatedHook struct {
 	CodexTrust
