@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -287,8 +290,20 @@ func TestCodexHookForReal(t *testing.T) {
 	if _, err := os.Stat(control); err != nil {
 		t.Fatal("control: an untrusted hook blocked the command; the test cannot tell trust from no trust")
 	}
+	// ahp doctor agrees with Codex: not supervised, then supervised.
+	me, _ := user.Current()
+	agent, _ := lookupAccount(me)
+	paths := agentPaths{project: s.work, home: dir, codexHome: s.home, system: filepath.Join(dir, "sys")}
+	var report strings.Builder
+	if n := doctorAgents(&doctorReport{w: &report}, paths, agent, 10*time.Second); n != 1 || !strings.Contains(report.String(), "[FAIL] codex: NOT supervised") {
+		t.Fatalf("doctor on the untrusted hooks Codex skipped:\n%s", report.String())
+	}
 	if err := os.WriteFile(s.cfg, trusted, 0o600); err != nil {
 		t.Fatal(err)
+	}
+	report.Reset()
+	if n := doctorAgents(&doctorReport{w: &report}, paths, agent, 10*time.Second); n != 0 || !strings.Contains(report.String(), "[ok]   codex: supervised") {
+		t.Fatalf("doctor on the trusted hooks:\n%s", report.String())
 	}
 	s.checkSupervised(srv, stderr)
 }
