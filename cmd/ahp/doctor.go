@@ -92,6 +92,7 @@ an installed agent that is not supervised included.`,
 type account struct {
 	name string
 	uid  uint32
+	gid  uint32 // primary group
 	gids map[uint32]bool
 }
 
@@ -109,6 +110,9 @@ func lookupAccount(u *user.User) (account, error) {
 		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
 			a.gids[uint32(n)] = true
 		}
+	}
+	if n, err := strconv.ParseUint(u.Gid, 10, 32); err == nil {
+		a.gid = uint32(n)
 	}
 	return a, nil
 }

@@ -154,7 +154,7 @@ type hookVerdict struct {
 // runTestAction pipes the test action through hook as the tool runs it
 // (sh -c, input on stdin, in the project directory) and says whether the
 // answer is a deny decided by a harness.
-func runTestAction(t hooks.Tool, h configuredHook, p agentPaths, limit time.Duration) hookVerdict {
+func runTestAction(t hooks.Tool, h configuredHook, p agentPaths, agent account, limit time.Duration) hookVerdict {
 	timeout := limit
 	if h.timeout > 0 && h.timeout < timeout {
 		timeout = h.timeout
@@ -169,6 +169,18 @@ func runTestAction(t hooks.Tool, h configuredHook, p agentPaths, limit time.Dura
 		cmd.Env = append(cmd.Env, "GEMINI_PROJECT_DIR="+p.project)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// As root checking another user's agents: run the hook as that user,
+	// as the tool would.
+	as := ""
+	if os.Geteuid() == 0 && agent.uid != 0 {
+		as = " as " + agent.name
+		cred := &syscall.Credential{Uid: agent.uid, Gid: agent.gid}
+		for g := range agent.gids {
+			cred.Groups = append(cred.Groups, g)
+		}
+		cmd.SysProcAttr.Credential = cred
+		cmd.Env = append(cmd.Env, "HOME="+p.home, "USER="+agent.name, "LOGNAME="+agent.name)
+	}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
@@ -183,7 +195,7 @@ func runTestAction(t hooks.Tool, h configuredHook, p agentPaths, limit time.Dura
 	case errors.As(err, &ee):
 		code = ee.ExitCode()
 	case err != nil:
-		return hookVerdict{detail: "cannot run it: " + err.Error()}
+		return hookVerdict{detail: "cannot run it" + as + " (in " + p.project + "): " + err.Error()}
 	}
 	switch code {
 	case 0:
@@ -228,6 +240,7 @@ func doctorAgents(r *doctorReport, p agentPaths, agent account, limit time.Durat
 		var found []string
 		var hooksFound []configuredHook
 		var problems []string
+		var disabledBy []string
 		for _, f := range p.files(t) {
 			doc, err := os.ReadFile(f.path)
 			if err != nil {
@@ -239,6 +252,9 @@ func doctorAgents(r *doctorReport, p agentPaths, agent account, limit time.Durat
 				problems = append(problems, fmt.Sprintf("%s is not valid JSON (the tool ignores it or fails): %v", f.path, err))
 				continue
 			}
+			if t == hooks.ClaudeCode && claudeHooksDisabled(doc) {
+				disabledBy = append(disabledBy, f.path)
+			}
 			if t == hooks.Codex && !f.managed {
 				hs, problems = codexRunnable(f, doc, hs, p, problems)
 			}
@@ -248,21 +264,34 @@ func doctorAgents(r *doctorReport, p agentPaths, agent account, limit time.Durat
 			fmt.Fprintf(r.w, "[ok]   %s: no settings found (%s): not installed, not checked\n", t, strings.Join(filesOf(p.files(t)), ", "))
 			continue
 		}
+		if len(disabledBy) > 0 {
+			problems = append(problems, fmt.Sprintf("disableAllHooks is true in %s: Claude Code runs no hooks", strings.Join(disabledBy, ", ")))
+			hooksFound = nil
+		}
 		var supervisedBy []string
 		for _, h := range hooksFound {
 			if !matchesShell(t, h.matcher) {
 				problems = append(problems, fmt.Sprintf("%s: the hook %q has matcher %q, which does not cover %s", h.file.path, h.command, h.matcher, shellToolName[t]))
 				continue
 			}
-			v := runTestAction(t, h, p, limit)
+			v := runTestAction(t, h, p, agent, limit)
 			if !v.ok {
 				problems = append(problems, fmt.Sprintf("%s: the hook %q: %s", h.file.path, h.command, v.detail))
 				continue
 			}
 			supervisedBy = append(supervisedBy, fmt.Sprintf("%s (%s): %s", h.file.path, h.file.layer, v.detail))
-			if !h.file.managed && agent.can(h.file.path, 2) {
-				r.warn(fmt.Sprintf("install the hooks in the %s managed settings (%s), writable by root only, and run the agent as its own user", t, managedFile(p, t)),
-					"%s: %s can be edited by the agent's user %s, which can remove the hook", t, h.file.path, agent.name)
+			if !h.file.managed {
+				editable := []string{}
+				if agent.can(h.file.path, 2) {
+					editable = append(editable, h.file.path)
+				}
+				if cfg := filepath.Join(p.codexHome, "config.toml"); t == hooks.Codex && agent.can(cfg, 2) {
+					editable = append(editable, cfg+" (its trust)")
+				}
+				if len(editable) > 0 {
+					r.warn(fmt.Sprintf("install the hooks in the %s managed settings (%s), writable by root only, and run the agent as its own user", t, managedFile(p, t)),
+						"%s: the agent's user %s can edit %s, and so switch the hook off", t, agent.name, strings.Join(editable, " and "))
+				}
 			}
 		}
 		if len(supervisedBy) > 0 {
@@ -279,6 +308,16 @@ func doctorAgents(r *doctorReport, p agentPaths, agent account, limit time.Durat
 		r.fail(installAdvice(t), "%s: NOT supervised (settings: %s): %s", t, strings.Join(found, ", "), strings.Join(problems, "; "))
 	}
 	return unsupervised
+}
+
+// claudeHooksDisabled reports whether a Claude Code settings file turns
+// every hook off (disableAllHooks). It is read wherever it is set: a false
+// alarm is better than a false assurance.
+func claudeHooksDisabled(doc []byte) bool {
+	var s struct {
+		DisableAllHooks bool `json:"disableAllHooks"`
+	}
+	return json.Unmarshal(doc, &s) == nil && s.DisableAllHooks
 }
 
 // codexRunnable keeps the Codex hooks of a user or project file that

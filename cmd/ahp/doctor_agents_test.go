@@ -81,7 +81,35 @@ func TestDoctorAgents(t *testing.T) {
 		"[ok]   codex: supervised: "+filepath.Join(codexHome, "hooks.json"),
 		"the harness denied the test action: ahp: blocked by the harness: recursive delete of / or the home directory")
 	// The agent's user (here the same) can edit its own settings: said.
-	expect(out, "[warn] codex: "+filepath.Join(codexHome, "hooks.json")+" can be edited by the agent's user")
+	expect(out, "[warn] codex: the agent's user "+me.Username+" can edit "+filepath.Join(codexHome, "hooks.json")+" and "+filepath.Join(codexHome, "config.toml")+" (its trust)")
+
+	// Claude Code with disableAllHooks runs no hook at all.
+	local := filepath.Join(project, ".claude", "settings.local.json")
+	if err := os.WriteFile(local, []byte(`{"disableAllHooks": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, n = doctor()
+	if n != 1 {
+		t.Fatalf("disableAllHooks: %d unsupervised\n%s", n, out)
+	}
+	expect(out, "[FAIL] claude-code: NOT supervised", "disableAllHooks is true in "+local)
+	if err := os.Remove(local); err != nil {
+		t.Fatal(err)
+	}
+
+	// Checked as root for another user: the hooks run as that user, who
+	// here can reach neither the project nor the ahp binary.
+	if os.Geteuid() == 0 {
+		if nobody, err := accountNamed("nobody"); err == nil {
+			var report strings.Builder
+			if n := doctorAgents(&doctorReport{w: &report}, p, nobody, 10*time.Second); n != 3 {
+				t.Fatalf("as nobody: %d unsupervised\n%s", n, report.String())
+			}
+			if !strings.Contains(report.String(), "cannot run it as nobody") {
+				t.Fatalf("as nobody: the hooks were not run as nobody\n%s", report.String())
+			}
+		}
+	}
 
 	// The trust gone (what the installer left before): Codex skips the
 	// hook, doctor says so and how to fix it.
