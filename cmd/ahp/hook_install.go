@@ -168,7 +168,7 @@ func runCodexInstall(cmd *cobra.Command, o *hookInstallOptions, command string) 
 		return nil
 	case !o.user:
 		if o.write {
-			return exitWith(exitFail, "ahp: Codex loads project hooks (.codex/hooks.json) only in a project it trusts, and runs each only once it is trusted; nothing written. "+codexTrustAdvice)
+			return exitWith(exitFail, "Codex loads project hooks (.codex/hooks.json) only in a project it trusts, and runs each only once it is trusted; nothing written; "+codexTrustAdvice)
 		}
 	}
 	home, err := os.UserHomeDir()
@@ -186,7 +186,7 @@ func runCodexInstall(cmd *cobra.Command, o *hookInstallOptions, command string) 
 		path = hooks.SettingsPath(hooks.Codex, hooks.ScopeProject, dir, home)
 	}
 	if o.write && !o.trust {
-		return exitWith(exitFail, "ahp: Codex runs the hooks of "+path+" only once they are trusted, and skips untrusted hooks without a word: nothing written. "+codexTrustAdvice)
+		return exitWith(exitFail, "Codex runs the hooks of "+path+" only once they are trusted, and skips untrusted hooks without a word: nothing written; "+codexTrustAdvice)
 	}
 	doc, changed, err := hooks.Install(hooks.Codex, path, command, toolTimeout, false)
 	if err != nil {
