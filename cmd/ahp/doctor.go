@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -38,6 +39,7 @@ type doctorOptions struct {
 	home        string        // the agent user's home (tests; default: looked up)
 	system      string        // root of the system-wide settings (tests; default "/")
 	noAgents    bool          // skip the agents' checks
+	codex       string        // the Codex CLI to ask about trust ("": codex on PATH)
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -85,6 +87,7 @@ an installed agent that is not supervised included.`,
 	f.StringVar(&o.dir, "dir", ".", "the project whose agent settings (.claude, .codex, .gemini) are checked")
 	f.DurationVar(&o.hookTimeout, "hook-timeout", 20*time.Second, "longest wait for one hook's answer to the test action")
 	f.BoolVar(&o.noAgents, "no-agents", false, "skip the checks of the coding agents' hooks")
+	f.StringVar(&o.codex, "codex", "", "Codex CLI asked for its own verdict on hook trust (default: codex on PATH; \"none\": do not ask)")
 	return cmd
 }
 
@@ -329,6 +332,13 @@ func agentPathsFor(o *doctorOptions, agentName string) (agentPaths, error) {
 		} else if p.home, err = os.UserHomeDir(); err != nil {
 			return p, err
 		}
+	}
+	switch o.codex {
+	case "none":
+	case "":
+		p.codexBin, _ = exec.LookPath("codex")
+	default:
+		p.codexBin = o.codex
 	}
 	p.codexHome = filepath.Join(p.home, ".codex")
 	if own && o.home == "" {

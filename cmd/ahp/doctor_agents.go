@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,7 @@ type agentPaths struct {
 	home      string // the agent user's home directory
 	codexHome string // Codex's home ($CODEX_HOME, else home/.codex)
 	system    string // the root of the system-wide files ("/"; tests use another)
+	codexBin  string // a Codex CLI to ask for its own verdict on trust ("": none)
 }
 
 // agentHookFile is one settings file that may hold an agent's hooks.
@@ -100,6 +102,7 @@ type configuredHook struct {
 	command string
 	timeout time.Duration // the tool's timeout for it; 0 when not set
 	matcher string
+	note    string // what else was checked, for the report
 }
 
 // preToolHooks reads the command hooks of the pre-tool event from a
@@ -257,6 +260,9 @@ func doctorAgents(r *doctorReport, p agentPaths, agent account, limit time.Durat
 			}
 			if t == hooks.Codex && !f.managed {
 				hs, problems = codexRunnable(f, doc, hs, p, problems)
+				if p.codexBin != "" && len(hs) > 0 {
+					hs, problems = codexConfirms(f, doc, hs, p, agent, limit, problems)
+				}
 			}
 			hooksFound = append(hooksFound, hs...)
 		}
@@ -279,7 +285,11 @@ func doctorAgents(r *doctorReport, p agentPaths, agent account, limit time.Durat
 				problems = append(problems, fmt.Sprintf("%s: the hook %q: %s", h.file.path, h.command, v.detail))
 				continue
 			}
-			supervisedBy = append(supervisedBy, fmt.Sprintf("%s (%s): %s", h.file.path, h.file.layer, v.detail))
+			detail := v.detail
+			if h.note != "" {
+				detail = h.note + "; " + detail
+			}
+			supervisedBy = append(supervisedBy, fmt.Sprintf("%s (%s): %s", h.file.path, h.file.layer, detail))
 			if !h.file.managed {
 				editable := []string{}
 				if agent.can(h.file.path, 2) {
@@ -360,6 +370,40 @@ func codexRunnable(f agentHookFile, doc []byte, hs []configuredHook, p agentPath
 	return keep, problems
 }
 
+// codexConfirms keeps the hooks that the Codex CLI itself reports as
+// trusted and enabled. When Codex cannot be asked, the hooks are kept on
+// ahp's own computation and the report says so.
+func codexConfirms(f agentHookFile, doc []byte, hs []configuredHook, p agentPaths, agent account, limit time.Duration, problems []string) ([]configuredHook, []string) {
+	st, err := askCodex(p.codexBin, p, agent, limit)
+	if err != nil {
+		return hs, append(problems, "could not ask Codex itself, so the trust is ahp's computation: "+err.Error())
+	}
+	located, _ := hooks.CodexCommandHooks(f.path, doc)
+	ok := map[string]bool{}
+	for _, l := range located {
+		if l.Event != "PreToolUse" {
+			continue
+		}
+		s, found := st[l.Key]
+		switch {
+		case !found:
+			problems = append(problems, fmt.Sprintf("%s: Codex (%s) does not load the hook %q at all", f.path, p.codexBin, l.Hook.Command))
+		case !s.Enabled || (s.TrustStatus != "trusted" && s.TrustStatus != "managed"):
+			problems = append(problems, fmt.Sprintf("%s: Codex (%s) itself reports the hook %q as %s (enabled %v, its hash %s): it skips it", f.path, p.codexBin, l.Hook.Command, s.TrustStatus, s.Enabled, s.CurrentHash))
+		default:
+			ok[l.Hook.Command] = true
+		}
+	}
+	var keep []configuredHook
+	for _, h := range hs {
+		if ok[h.command] {
+			h.note = "Codex itself (" + p.codexBin + ") reports it trusted"
+			keep = append(keep, h)
+		}
+	}
+	return keep, problems
+}
+
 // codexProjectTrusted reports whether Codex's config trusts the project
 // at dir.
 func codexProjectTrusted(config []byte, dir string) bool {
@@ -409,4 +453,95 @@ func cut(s string, n int) string {
 		return head + "..."
 	}
 	return head
+}
+
+// codexHookStatus is what Codex itself reports about one hook.
+type codexHookStatus struct {
+	Key         string `json:"key"`
+	EventName   string `json:"eventName"`
+	Command     string `json:"command"`
+	SourcePath  string `json:"sourcePath"`
+	Enabled     bool   `json:"enabled"`
+	TrustStatus string `json:"trustStatus"`
+	CurrentHash string `json:"currentHash"`
+}
+
+// askCodex asks the Codex CLI at bin which hooks it loads for the project
+// and whether it trusts them: its app-server's hooks/list, run with the
+// agent's Codex home (and as the agent's user when checking another user
+// as root). It is the tool's own verdict, so a future Codex that computes
+// trust differently is not taken for trusted.
+func askCodex(bin string, p agentPaths, agent account, limit time.Duration) (map[string]codexHookStatus, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "app-server")
+	cmd.Dir = p.project
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+p.codexHome, "HOME="+p.home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if os.Geteuid() == 0 && agent.uid != 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: agent.uid, Gid: agent.gid}
+	}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = in.Close()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	cwds, _ := json.Marshal([]string{p.project})
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"ahp-doctor","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"hooks/list","params":{"cwds":` + string(cwds) + `}}`,
+	} {
+		if _, err := io.WriteString(in, m+"\n"); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(out)
+	for {
+		var msg struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := dec.Decode(&msg); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("no answer from %s app-server within %s", bin, limit)
+			}
+			return nil, fmt.Errorf("%s app-server: %v", bin, err)
+		}
+		if msg.ID == nil || *msg.ID != 2 {
+			continue
+		}
+		if len(msg.Error) > 0 {
+			return nil, fmt.Errorf("%s app-server hooks/list: %s", bin, cut(string(msg.Error), 200))
+		}
+		var res struct {
+			Data []struct {
+				Hooks []codexHookStatus `json:"hooks"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(msg.Result, &res); err != nil {
+			return nil, err
+		}
+		st := map[string]codexHookStatus{}
+		for _, d := range res.Data {
+			for _, h := range d.Hooks {
+				st[h.Key] = h
+			}
+		}
+		return st, nil
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ahp-go/ahp/adapters/hooks"
 )
 
 // TestDoctorAgents: ahp doctor says, per agent whose settings it finds,
@@ -110,6 +112,23 @@ func TestDoctorAgents(t *testing.T) {
 			}
 		}
 	}
+
+	// Codex itself disagrees (a Codex that computes trust another way):
+	// its verdict wins. A stand-in for codex app-server answers hooks/list.
+	fake := filepath.Join(dir, "fake-codex")
+	key := hooks.CodexHookKey(filepath.Join(codexHome, "hooks.json"), "PreToolUse", 0, 0)
+	script := "#!/bin/sh\nread a; echo '{\"id\":1,\"result\":{}}'; read b; read c\n" +
+		"echo '{\"id\":2,\"result\":{\"data\":[{\"hooks\":[{\"key\":\"" + key + "\",\"enabled\":true,\"trustStatus\":\"modified\",\"currentHash\":\"sha256:other\"}]}]}}'\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.codexBin = fake
+	out, n = doctor()
+	p.codexBin = ""
+	if n != 1 {
+		t.Fatalf("Codex disagrees: %d unsupervised\n%s", n, out)
+	}
+	expect(out, "[FAIL] codex: NOT supervised", "itself reports the hook", "as modified")
 
 	// The trust gone (what the installer left before): Codex skips the
 	// hook, doctor says so and how to fix it.

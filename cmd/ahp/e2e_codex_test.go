@@ -302,7 +302,9 @@ func TestCodexHookForReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	report.Reset()
-	if n := doctorAgents(&doctorReport{w: &report}, paths, agent, 10*time.Second); n != 0 || !strings.Contains(report.String(), "[ok]   codex: supervised") {
+	paths.codexBin = codex // and Codex itself confirms it
+	if n := doctorAgents(&doctorReport{w: &report}, paths, agent, 30*time.Second); n != 0 || !strings.Contains(report.String(), "[ok]   codex: supervised") ||
+		!strings.Contains(report.String(), "Codex itself ("+codex+") reports it trusted") {
 		t.Fatalf("doctor on the trusted hooks:\n%s", report.String())
 	}
 	s.checkSupervised(srv, stderr)
