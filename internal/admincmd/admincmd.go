@@ -86,19 +86,19 @@ func find(words []string, names []string, depth int) (Match, bool) {
 	if depth > 2 {
 		return Match{}, false
 	}
+	r := newReader(words)
 	for i, w := range words {
-		rest := words[i+1:]
 		if IsName(w, names) {
-			if sub, ok := classify(rest, true); ok {
+			if sub, ok := r.classify(i+1, true); ok {
 				return Match{Program: w, Subcommand: sub}, true
 			}
-		} else if sub, ok := classify(rest, false); ok {
+		} else if sub, ok := r.classify(i+1, false); ok {
 			return Match{Program: w, Subcommand: sub}, true
 		}
-		if baseName(w) == "go" && len(rest) > 0 && rest[0] == "run" {
-			if pkg, after, ok := goRunPackage(rest[1:]); ok {
+		if baseName(w) == "go" && i+1 < len(words) && words[i+1] == "run" {
+			if pkg, after, ok := goRunPackage(words[i+2:]); ok {
 				strong := IsName(pkg, names) || strings.HasSuffix(strings.TrimRight(pkg, "/"), "cmd/ahp") || strings.Contains(pkg, "ahp-go/ahp")
-				if sub, ok := classify(after, strong); ok {
+				if sub, ok := newReader(after).classify(0, strong); ok {
 					return Match{Program: pkg, Subcommand: sub}, true
 				}
 			}
@@ -112,19 +112,129 @@ func find(words []string, names []string, depth int) (Match, bool) {
 	return Match{}, false
 }
 
-// IsName reports whether the base name of w is one of names, ignoring case
-// and a .exe suffix.
-func IsName(w string, names []string) bool {
-	b := strings.TrimSuffix(strings.ToLower(baseName(w)), ".exe")
-	if b == "" {
-		return false
+// reader holds what classify needs about every position of a command's
+// words, computed in one pass from the end so that trying every word as
+// the program stays linear in the number of words.
+type reader struct {
+	words []string
+	next  []int  // next[i]: index of the subcommand read from i on (len(words): none)
+	flag  []bool // flag[i]: one of ahp's distinctive flags at i or after
+	agent []bool // agent[i]: an agent name (claude-code, codex, gemini) at i or after
+}
+
+func newReader(words []string) *reader {
+	n := len(words)
+	r := &reader{words: words, next: make([]int, n+2), flag: make([]bool, n+1), agent: make([]bool, n+1)}
+	r.next[n], r.next[n+1] = n, n
+	for i := n - 1; i >= 0; i-- {
+		w := words[i]
+		r.flag[i] = r.flag[i+1] || isDistinctFlag(w)
+		r.agent[i] = r.agent[i+1] || hookAgents[w]
+		switch {
+		case w == "--":
+			r.next[i] = min(i+1, n)
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			// As cobra does, a flag written without = may take the next
+			// word as its value; the next word is read as the subcommand
+			// anyway when it is one of ahp's subcommand names (the
+			// reading that lets the command through the fewest ways).
+			r.next[i] = r.next[i+1]
+			if !strings.Contains(w, "=") && i+1 < n {
+				v := words[i+1]
+				if _, sub := Subcommands[v]; !sub && !isSubSub(v) && !strings.HasPrefix(v, "-") {
+					r.next[i] = r.next[i+2]
+				}
+			}
+		default:
+			r.next[i] = i
+		}
 	}
-	for _, n := range names {
-		if b == strings.TrimSuffix(strings.ToLower(baseName(n)), ".exe") {
+	return r
+}
+
+// at returns the subcommand read from position i on and its index.
+func (r *reader) at(i int) (string, int) {
+	if i > len(r.words) {
+		return "", len(r.words)
+	}
+	j := r.next[i]
+	if j >= len(r.words) {
+		return "", j
+	}
+	return r.words[j], j
+}
+
+// classify reads the arguments from position i on, after a program.
+// known: the program is ahp, and every administrative subcommand counts;
+// otherwise only the shapes that no other program is likely to have.
+func (r *reader) classify(i int, known bool) (string, bool) {
+	sub, j := r.at(i)
+	if sub == "" {
+		return "", false
+	}
+	next, _ := r.at(j + 1)
+	if known {
+		admin, listed := Subcommands[sub]
+		if !listed || !admin {
+			return "", false
+		}
+		if sub == "hook" {
+			if next == "" || hookAgents[next] {
+				return "", false // ahp hook alone prints its help; ahp hook AGENT answers a hook
+			}
+			return "hook " + next, true
+		}
+		if next != "" && shapes[sub] != nil {
+			return sub + " " + next, true
+		}
+		return sub, true
+	}
+	if subs := shapes[sub]; subs != nil {
+		for _, s := range subs {
+			if next == s {
+				if sub == "hook" && !r.agent[j+1] {
+					return "", false
+				}
+				return sub + " " + next, true
+			}
+		}
+		return "", false
+	}
+	if flagShapes[sub] && r.flag[j+1] {
+		return sub, true
+	}
+	return "", false
+}
+
+func isDistinctFlag(w string) bool {
+	for _, f := range distinctFlags {
+		if w == f || strings.HasPrefix(w, f+"=") {
 			return true
 		}
 	}
 	return false
+}
+
+// IsName reports whether the base name of w is one of names, ignoring case
+// and a .exe suffix.
+func IsName(w string, names []string) bool {
+	b := trimExe(baseName(w))
+	if b == "" {
+		return false
+	}
+	for _, n := range names {
+		if strings.EqualFold(b, trimExe(baseName(n))) {
+			return true
+		}
+	}
+	return false
+}
+
+func trimExe(s string) string {
+	if n := len(s); n > 4 && strings.EqualFold(s[n-4:], ".exe") {
+		return s[:n-4]
+	}
+	return s
 }
 
 func baseName(w string) string {
@@ -133,97 +243,6 @@ func baseName(w string) string {
 		return w[i+1:]
 	}
 	return w
-}
-
-// classify reads the arguments after a program. known: the program is
-// ahp, and every administrative subcommand counts; otherwise only the
-// shapes that no other program is likely to have.
-func classify(args []string, known bool) (string, bool) {
-	sub, after := subcommand(args)
-	if sub == "" {
-		return "", false
-	}
-	if known {
-		admin, listed := Subcommands[sub]
-		if !listed || !admin {
-			return "", false
-		}
-		if sub == "hook" {
-			next, _ := subcommand(after)
-			if hookAgents[next] {
-				return "", false
-			}
-			if next == "" {
-				return "", false // ahp hook alone prints its help
-			}
-			return "hook " + next, true
-		}
-		if next, _ := subcommand(after); next != "" && shapes[sub] != nil {
-			return sub + " " + next, true
-		}
-		return sub, true
-	}
-	if subs := shapes[sub]; subs != nil {
-		next, _ := subcommand(after)
-		for _, s := range subs {
-			if next == s {
-				if sub == "hook" && !mentionsAgent(after) {
-					return "", false
-				}
-				return sub + " " + next, true
-			}
-		}
-		return "", false
-	}
-	if flagShapes[sub] {
-		for _, w := range after {
-			for _, f := range distinctFlags {
-				if w == f || strings.HasPrefix(w, f+"=") {
-					return sub, true
-				}
-			}
-		}
-	}
-	return "", false
-}
-
-// mentionsAgent: ahp hook install names the agent it installs for.
-func mentionsAgent(words []string) bool {
-	for _, w := range words {
-		if hookAgents[w] {
-			return true
-		}
-	}
-	return false
-}
-
-// subcommand returns the first word of args that is not a flag or a flag's
-// value, and the words after it. As cobra does, a flag written without =
-// may take the next word as its value; the next word is taken as the
-// subcommand anyway when it is one of ahp's subcommands (so that
-// --flag approvals is read the way that lets the command through the
-// fewest ways).
-func subcommand(args []string) (string, []string) {
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if w == "--" {
-			if i+1 < len(args) {
-				return args[i+1], args[i+2:]
-			}
-			return "", nil
-		}
-		if strings.HasPrefix(w, "-") && len(w) > 1 {
-			if !strings.Contains(w, "=") && i+1 < len(args) {
-				next := args[i+1]
-				if _, sub := Subcommands[next]; !sub && !isSubSub(next) && !strings.HasPrefix(next, "-") {
-					i++ // the flag's value
-				}
-			}
-			continue
-		}
-		return w, args[i+1:]
-	}
-	return "", nil
 }
 
 // isSubSub reports whether w is a second-level subcommand name.

@@ -3,6 +3,7 @@ package admincmd
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 var names = []string{"ahp", "ahp-hook", "ahp-linux-amd64"}
@@ -101,5 +102,25 @@ func TestIsName(t *testing.T) {
 		if IsName(w, names) {
 			t.Errorf("IsName(%q) = true", w)
 		}
+	}
+}
+
+// Trying every word as the program stays linear: a command of 200,000
+// flag words is read at once (a quadratic reading would take minutes).
+func TestFindIsLinear(t *testing.T) {
+	words := []string{"x"}
+	for range 100000 {
+		words = append(words, "-a", "serve")
+	}
+	start := time.Now()
+	if _, ok := Find(words, names); ok {
+		t.Fatal("matched")
+	}
+	words = append(words, "approvals", "approve", "1")
+	if m, ok := Find(words, names); !ok || m.Subcommand != "approvals approve" {
+		t.Fatalf("the last shape: %+v %v", m, ok)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %s", d)
 	}
 }
