@@ -336,28 +336,35 @@ func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) 
 	if !filepath.IsAbs(p) {
 		return p
 	}
+	// The prefixes are cut off by name, not cleaned: "link/.." is the
+	// link target's parent to the kernel, and only resolve may say so.
 	rest := ""
-	cur := p
-	for range 64 {
+	cur := strings.TrimRight(p, "/")
+	for range 128 {
+		if cur == "" {
+			cur = "/"
+		}
 		if r, ok := resolve(cur); ok {
 			if rest == "" {
 				return r
 			}
 			return filepath.Join(r, rest)
 		}
-		dir, base := filepath.Split(cur)
-		dir = filepath.Clean(dir)
-		if dir == cur {
+		if cur == "/" {
 			break
 		}
-		if rest == "" {
+		i := strings.LastIndexByte(cur, '/')
+		base := cur[i+1:]
+		cur = strings.TrimRight(cur[:i], "/")
+		switch {
+		case base == "" || base == ".":
+		case rest == "":
 			rest = base
-		} else {
+		default:
 			rest = base + "/" + rest
 		}
-		cur = dir
 	}
-	return p
+	return filepath.Clean(p)
 }
 
 // components splits a clean absolute path into its names ("/" is none).

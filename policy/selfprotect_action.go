@@ -144,7 +144,27 @@ type spPath struct {
 	destroy bool   // the action may delete, move or re-own it and what it holds
 	glob    bool
 	exec    bool // the command word: running it is not touching it
+	// raw is the path joined to its directory but not cleaned, when it
+	// has a ".." in it: the kernel takes ".." after a symbolic link from
+	// the link's target, where cleaning takes it lexically.
+	raw string
 }
+
+// rawJoin joins p to dir without cleaning, when p has a ".." name (else
+// "": abs says all).
+func rawJoin(p, dir string) string {
+	if !hasDotDot(p) {
+		return ""
+	}
+	if !strings.HasPrefix(p, "/") {
+		if dir == "" {
+			return ""
+		}
+		p = dir + "/" + p
+	}
+	return p
+}
+
 
 // cwdKeys hold the working directory of a tool call.
 var cwdKeys = keys("cwd", "workdir", "working_directory", "directory")
@@ -248,7 +268,8 @@ func (a *spAction) addFile(p string, write bool) {
 	if !filepath.IsAbs(abs) {
 		return
 	}
-	a.files = append(a.files, spPath{abs: abs, resolve: true, write: write, destroy: write && destroyingTool(a.tool), glob: strings.ContainsAny(abs, "*?[")})
+	a.files = append(a.files, spPath{abs: abs, resolve: true, write: write, destroy: write && destroyingTool(a.tool), glob: strings.ContainsAny(abs, "*?["),
+		raw: rawJoin(a.expand(p), a.cwd)})
 }
 
 // patches reads apply_patch arguments (Codex): any string argument that
@@ -402,7 +423,8 @@ func (a *spAction) shellPaths() []spPath {
 				}
 				a.cache = append(a.cache, spPath{abs: abs, resolve: w.redirect || strings.Contains(p, "/"),
 					write: w.redirect || !reads, destroy: destroys,
-					glob: strings.ContainsAny(p, "*?["), exec: i == c.start && !w.redirect})
+					glob: strings.ContainsAny(p, "*?["), exec: i == c.start && !w.redirect,
+					raw: rawJoin(a.expand(p), c.cwd)})
 			}
 		}
 	}
@@ -446,7 +468,11 @@ func (a *spAction) allPaths() []spPath {
 			continue
 		}
 		a.real++
-		p.real = realPath(p.abs)
+		if p.raw != "" {
+			p.real = realPath(p.raw)
+		} else {
+			p.real = realPath(p.abs)
+		}
 	}
 	return a.all
 }

@@ -240,3 +240,17 @@ func TestSelfProtectionHostsFileNames(t *testing.T) {
 		t.Fatal("an admin API on one address, in another spelling")
 	}
 }
+
+// ".." after a symbolic link is the link target's parent, as the kernel
+// takes it: elsewhere/data-link/.. is the project, not elsewhere.
+func TestSelfProtectionDotDotAfterLink(t *testing.T) {
+	f := newSPFixture(t)
+	link := filepath.Join(f.root, "elsewhere", "data-link")
+	runPackCases(t, f.opts, []packCase{
+		{"cat through link/..", f.sh("cat ../elsewhere/data-link/../ahp-data/admin.token"), spFiles},
+		{"absolute, through link/..", f.sh("cat " + link + "/../team.yaml"), spFiles},
+		{"write a new file through link/..", f.sh("echo x > ../elsewhere/data-link/../ahp-data/new.db"), spFiles},
+		{"Read through link/..", f.tool("Read", map[string]any{"file_path": link + "/../ahp-data/admin.token"}), spFiles},
+		{"lexical .. elsewhere", f.sh("cat ../elsewhere/../proj/README.md"), ""},
+	})
+}
