@@ -165,7 +165,6 @@ func rawJoin(p, dir string) string {
 	return p
 }
 
-
 // cwdKeys hold the working directory of a tool call.
 var cwdKeys = keys("cwd", "workdir", "working_directory", "directory")
 
