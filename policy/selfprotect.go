@@ -161,7 +161,6 @@ type guard struct {
 	admin    []hostPort
 	pids     map[string]bool
 	names    []string
-	ahpNames []string // names, with ahp and ahp-hook
 	cmdlines []string
 	units    []string
 }
@@ -237,7 +236,6 @@ func parseGuard(config ref.Val) *guard {
 		g.pids[strings.TrimSpace(pid)] = true
 	}
 	g.names = list(paramSPNames)
-	g.ahpNames = append([]string{"ahp", "ahp-hook"}, g.names...)
 	g.cmdlines = list(paramSPCmdlines)
 	g.units = list(paramSPUnits)
 	return g

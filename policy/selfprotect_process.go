@@ -24,7 +24,7 @@ func (a *spAction) runsHarnessAdmin() bool {
 		for _, w := range c.words {
 			words = append(words, w.text)
 		}
-		if _, ok := admincmd.Find(words, a.g.ahpNames); ok {
+		if _, ok := admincmd.Find(words, a.g.names); ok {
 			return true
 		}
 	}

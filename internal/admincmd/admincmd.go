@@ -73,13 +73,14 @@ type Match struct {
 // Find looks for an administrative ahp subcommand in the words of one
 // simple command (quotes removed; words[0] the command word, wrappers such
 // as sudo or env included or not). names are the program names known to
-// be ahp (compared by base name, case-insensitively, .exe removed). Every
+// be ahp besides ahp and ahp-hook themselves (compared by base name,
+// case-insensitively, .exe removed). Every
 // word is tried as the program: a known name anywhere, any word when the
 // arguments after it have an ahp-only shape, the package of go run, and
 // the command line of a stdio: address (ahp send --connect 'stdio:ahp
 // serve').
 func Find(words []string, names []string) (Match, bool) {
-	return find(words, names, 0)
+	return find(words, append([]string{"ahp", "ahp-hook"}, names...), 0)
 }
 
 func find(words []string, names []string, depth int) (Match, bool) {
