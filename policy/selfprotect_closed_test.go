@@ -254,3 +254,18 @@ func TestSelfProtectionDotDotAfterLink(t *testing.T) {
 		{"lexical .. elsewhere", f.sh("cat ../elsewhere/../proj/README.md"), ""},
 	})
 }
+
+// pkill and killall without a pattern signal every process their selectors
+// (-u, -U, -g, -P...) pick, the harness among them when it runs as that
+// user.
+func TestSelfProtectionKillEveryProcessOfAUser(t *testing.T) {
+	f := newSPFixture(t)
+	var cases []packCase
+	for _, cmd := range []string{"pkill -u $USER", "pkill -9 -U 1000", "pkill --euid=1000", "pkill -u1000", "killall -u dev", "killall --user dev", "kill $(pgrep -u dev)", "pkill -P 1"} {
+		cases = append(cases, packCase{"block " + cmd, f.sh(cmd), spStop})
+	}
+	for _, cmd := range []string{"pkill -u dev node", "killall -u dev node", "pgrep -u dev", "pkill -f 'node server.js'"} {
+		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
+	}
+	runPackCases(t, f.opts, cases)
+}

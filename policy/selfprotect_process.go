@@ -350,6 +350,15 @@ var pkillValueFlags = map[string]bool{
 	"-F": true, "--signal": true, "--euid": true, "--uid": true, "--pgroup": true,
 	"--group": true, "--parent": true, "--terminal": true, "--pidfile": true, "--session": true,
 	"--ns": true, "--nslist": true, "-o": true, "-y": true, "--older-than": true, "--younger-than": true,
+	"--user": true,
+}
+
+// selectorFlags select processes by owner, group, parent, session or
+// terminal; without a pattern, pkill and killall signal all they select.
+var selectorFlags = map[string]bool{
+	"-u": true, "-U": true, "-g": true, "-G": true, "-P": true, "-t": true, "-F": true,
+	"--euid": true, "--uid": true, "--pgroup": true, "--group": true, "--parent": true,
+	"--terminal": true, "--pidfile": true, "--session": true, "--user": true,
 }
 
 // patternsHitHarness reports whether pkill/killall/pgrep/pidof would
@@ -357,6 +366,7 @@ var pkillValueFlags = map[string]bool{
 // command line), or -u for the user it runs as is not judged here.
 func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
 	full, regex := false, name == "pkill" || name == "pgrep"
+	selector := false // -u USER, -P PPID...: every process they select, with no pattern
 	var pats []string
 	for i := 0; i < len(args); i++ {
 		w := args[i].text
@@ -366,7 +376,13 @@ func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
 		case w == "-r" || w == "--regexp":
 			regex = true
 		case pkillValueFlags[w]:
+			selector = selector || selectorFlags[w]
 			i++
+		case strings.HasPrefix(w, "--") && strings.Contains(w, "="):
+			opt, _, _ := strings.Cut(w, "=")
+			selector = selector || selectorFlags[opt]
+		case len(w) > 2 && w[0] == '-' && w[1] != '-' && selectorFlags[w[:2]] && !isSignalWord(w):
+			selector = true // -u1000
 		case strings.HasPrefix(w, "-"):
 			if name == "pkill" && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'f') && !isSignalWord(w) {
 				full = true
@@ -374,6 +390,9 @@ func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
 		default:
 			pats = append(pats, w)
 		}
+	}
+	if len(pats) == 0 && selector && name != "pidof" {
+		return true // every process of a user, group, parent or session: the harness may be one
 	}
 	subjects := a.g.names
 	if full {
