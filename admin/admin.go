@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ahp-go/ahp/auth"
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/transport"
@@ -47,8 +48,12 @@ type Options struct {
 	// Reload, when set, is called by POST /v1/policy/reload.
 	Reload func() error
 	// Ready, when set, is consulted by /readyz besides the store.
-	Ready  func() error
-	Logger *slog.Logger
+	Ready func() error
+	// Effects, when set, reads what an approval's event does (the live
+	// policy's effect analysis), so that an approver sees it beside the
+	// event: GET /v1/approvals and /v1/approvals/{id} carry "effects".
+	Effects func(event json.RawMessage) []effects.Effect
+	Logger  *slog.Logger
 }
 
 // Handler returns the admin API.
@@ -142,6 +147,17 @@ type ApprovalJSON struct {
 	// EventBytes is the event's size when a list left the event out (over
 	// maxListedEventBytes); GET /v1/approvals/{id} has it whole.
 	EventBytes int `json:"event_bytes,omitempty"`
+	// Effects is what the event's action does, as the harness's policy
+	// reads it (absent when the API has no effect reader).
+	Effects []effects.Effect `json:"effects,omitempty"`
+}
+
+// withEffects adds the effects of the approval's event.
+func (a *api) withEffects(j ApprovalJSON, event json.RawMessage) ApprovalJSON {
+	if a.o.Effects != nil && len(event) > 0 {
+		j.Effects = a.o.Effects(event)
+	}
+	return j
 }
 
 // Bounds of GET /v1/approvals: how many approvals one answer lists
@@ -186,7 +202,7 @@ func (a *api) listApprovals(w http.ResponseWriter, r *http.Request, _ *transport
 	}
 	out := make([]ApprovalJSON, 0, len(list))
 	for _, ap := range list {
-		j := FromApproval(ap)
+		j := a.withEffects(FromApproval(ap), ap.Event)
 		if len(j.Event) > maxListedEventBytes {
 			j.Event, j.EventBytes = nil, len(ap.Event)
 		}
@@ -205,7 +221,7 @@ func (a *api) getApproval(w http.ResponseWriter, r *http.Request, _ *transport.P
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, FromApproval(ap))
+	writeJSON(w, http.StatusOK, a.withEffects(FromApproval(ap), ap.Event))
 }
 
 // maxReasonBytes bounds the body of a decision.
@@ -243,7 +259,7 @@ func (a *api) decide(approve bool) func(http.ResponseWriter, *http.Request, *tra
 		case err != nil:
 			writeError(w, http.StatusInternalServerError, err.Error())
 		default:
-			writeJSON(w, http.StatusOK, FromApproval(ap))
+			writeJSON(w, http.StatusOK, a.withEffects(FromApproval(ap), ap.Event))
 		}
 	}
 }

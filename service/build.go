@@ -160,6 +160,7 @@ func (s *Service) buildAdmin() error {
 	s.adminMux.Handle("/", admin.Handler(admin.Options{
 		Store: s.db, Decider: s.h, Auth: a,
 		Gatherer: s.reg, Reload: s.Reload, Logger: s.log,
+		Effects: s.approvalEffects,
 	}))
 	return nil
 }

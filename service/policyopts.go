@@ -1,10 +1,12 @@
 package service
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 
 	"github.com/ahp-go/ahp/config"
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 )
@@ -24,4 +26,14 @@ func policyOptions(log *slog.Logger, c config.Config, configFile string) policy.
 	}
 	popts.Mode = policy.Mode(c.Policy.Mode)
 	return popts
+}
+
+// approvalEffects reads the effects of a stored approval's event with the
+// live policy (what the approver is shown beside the event).
+func (s *Service) approvalEffects(raw json.RawMessage) []effects.Effect {
+	var ev protocol.Event
+	if err := json.Unmarshal(raw, &ev); err != nil || s.engine == nil {
+		return nil
+	}
+	return s.engine.Set().Effects(&ev)
 }

@@ -169,7 +169,9 @@ hooks, or CLAUDECODE / GEMINI_CLI set by the agents' shell tools).`,
 		Use:   "show ID",
 		Short: "Show one approval whole, with the event it asks about",
 		Long: `Show one approval as the admin API returns it (JSON, indented), with the
-whole event that asks for it: read what would run before answering.`,
+whole event that asks for it and its effects (what the action does, as the
+harness reads it: programs run, files changed, hosts reached): read what
+would run before answering.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
