@@ -31,7 +31,9 @@ func TestApprovalShowsEffects(t *testing.T) {
 	agent := dial(t, "unix:"+filepath.Join(dir, "h.sock"), client.Options{SessionID: "s-infra", Timeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	go func() { _, _ = agent.Event(ctx, protocol.EventPreAction, bash(`"/usr/local/bin/terraform" -chdir=prod apply -auto-approve`)) }()
+	go func() {
+		_, _ = agent.Event(ctx, protocol.EventPreAction, bash(`"/usr/local/bin/terraform" -chdir=prod apply -auto-approve`))
+	}()
 	var id string
 	for id == "" && ctx.Err() == nil {
 		p, err := r.svc.Store().Approvals().List(ctx, store.ApprovalFilter{Status: store.ApprovalPending})
