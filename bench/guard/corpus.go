@@ -171,7 +171,7 @@ func ParseCorpus(r io.Reader, name string) ([]Case, error) {
 			if body == nil {
 				return nil, fail("edit PATH <<TAG: the old and new text are missing")
 			}
-			old, nw, ok := strings.Cut(*body, "\n"+editSeparator+"\n")
+			old, nw, ok := cutLine(*body, editSeparator)
 			if !ok {
 				return nil, fail("edit: old and new text must be separated by a line %s", editSeparator)
 			}
@@ -203,6 +203,17 @@ func ParseCorpus(r io.Reader, name string) ([]Case, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
+}
+
+// cutLine splits text around its first line equal to sep.
+func cutLine(text, sep string) (before, after string, ok bool) {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l == sep {
+			return strings.Join(lines[:i], "\n"), strings.Join(lines[i+1:], "\n"), true
+		}
+	}
+	return "", "", false
 }
 
 // isTag reports whether s is a here-document tag of the corpus format:
