@@ -49,6 +49,7 @@ func (p packFlags) Set(s string) error {
 type options struct {
 	corpus, gtfobins, tldr  string
 	connect, config         string
+	dataDir                 string
 	packs                   packFlags
 	hold                    time.Duration
 	parallel                int
@@ -67,6 +68,7 @@ func main() {
 	fs.StringVar(&o.publicCwd, "public-cwd", "~/src/app", "the agent's working directory sent with the public corpora's actions")
 	fs.StringVar(&o.connect, "connect", "", "use the harness at this address (unix:PATH, ...) instead of starting one in-process")
 	fs.StringVar(&o.config, "config", "", "in-process harness: a configuration file (default: the built-in defaults)")
+	fs.StringVar(&o.dataDir, "data-dir", "", "in-process harness: its data directory (default: a temporary directory, removed at the end)")
 	fs.Var(o.packs, "pack", "in-process harness: switch a pack on or off (NAME=on|off; repeatable)")
 	fs.DurationVar(&o.hold, "hold", 3*time.Second, "--connect: an action with no answer within this time is counted as escalated (held for a human)")
 	fs.IntVar(&o.parallel, "parallel", 4, "actions in flight at once")
@@ -106,12 +108,12 @@ func run(ctx context.Context, o options, w io.Writer) (int, error) {
 	}
 	var h *Harness
 	if o.connect != "" {
-		if o.config != "" || len(o.packs) > 0 {
-			return 0, errors.New("--config and --pack configure an in-process harness; not with --connect")
+		if o.config != "" || len(o.packs) > 0 || o.dataDir != "" {
+			return 0, errors.New("--config, --pack and --data-dir configure an in-process harness; not with --connect")
 		}
 		h, err = Connect(ctx, o.connect, o.hold)
 	} else {
-		h, err = StartInProcess(ctx, InProcessOptions{ConfigFile: o.config, Packs: o.packs})
+		h, err = StartInProcess(ctx, InProcessOptions{ConfigFile: o.config, Packs: o.packs, DataDir: o.dataDir})
 	}
 	if err != nil {
 		return 0, err
