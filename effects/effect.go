@@ -146,6 +146,10 @@ const (
 	MaxEffects = 4096
 	// MaxGlobMatches is the most paths one glob expands to.
 	MaxGlobMatches = 256
+	// MaxFuncCalls is the most calls of shell functions read in one
+	// script (a function that calls another twice, ten deep, would
+	// otherwise be read 1,024 times).
+	MaxFuncCalls = 256
 	// MaxScriptBytes is the largest script read from disk when a script
 	// is run by its path.
 	MaxScriptBytes = 64 << 10

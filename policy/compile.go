@@ -148,7 +148,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	set := &Set{version: version, rules: rules, config: config, guidance: guidance}
+	set := &Set{version: version, rules: rules, config: config, guidance: guidance, agent: opts.Agent}
 	for _, p := range packs {
 		set.packs = append(set.packs, p.Name)
 	}

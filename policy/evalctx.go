@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/ahp-go/ahp/effects"
+
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/interpreter"
@@ -25,6 +27,9 @@ type evalCtx struct {
 	frame *interpreter.ExecutionFrame
 	// arena holds the first JSON objects decoded for this evaluation.
 	arena objArena
+	// acts holds the effects of the event's action once read (effectsRead).
+	acts        []effects.Effect
+	effectsRead bool
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}
@@ -172,6 +177,8 @@ func (c *evalCtx) field(slot int) ref.Val {
 		v = types.NewStringList(types.DefaultTypeAdapter, in.Session.RecentTools)
 	case slotRunStatus:
 		v = types.String(in.Session.RunStatus)
+	case slotEffects:
+		v = effectList(c.effects())
 	default:
 		v = types.NewErr("policy: unknown field slot %d", slot)
 	}

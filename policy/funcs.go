@@ -19,6 +19,7 @@ func functions() []cel.EnvOption {
 	return append([]cel.EnvOption{
 		binary("glob", cel.StringType, cel.DynType, cel.BoolType, celGlob),
 		binary("path_within", cel.StringType, cel.DynType, cel.BoolType, celPathWithin),
+		binary("path_match", cel.StringType, cel.DynType, cel.BoolType, celPathMatch),
 		binary("host_allowed", cel.StringType, cel.DynType, cel.BoolType, celHostAllowed),
 		unary("url_host", cel.StringType, cel.StringType, func(v ref.Val) ref.Val {
 			return types.String(urlHost(string(v.(types.String))))

@@ -32,6 +32,7 @@ const (
 	slotErrors
 	slotRecentTools
 	slotRunStatus
+	slotEffects
 	numSlots
 )
 
@@ -61,6 +62,7 @@ var (
 		{"command", types.StringType, slotCommand},
 		{"transport", types.StringType, slotTransport},
 		{"metadata", types.NewMapType(types.StringType, types.DynType), slotMetadata},
+		{"effects", types.NewListType(types.NewObjectType("ahp.Effect")), slotEffects},
 	})
 	principalDef = newStructDef[principalKind]("ahp.Principal", []structField{
 		{"id", types.StringType, slotPrincipalID},

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/ahp-go/ahp/effects"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ahp-go/ahp/protocol"
@@ -30,6 +31,13 @@ type Options struct {
 	// always the allow default, and what the policy would have decided is
 	// reported in Result.Shadow.
 	Mode Mode
+	// Agent is what is known of the agents when an event does not say it:
+	// their home directory and user name (for "~" and $HOME) and the view
+	// of the file system the effect analysis may use to resolve globs and
+	// links and to read scripts run by their path (nil: none). An event's
+	// own working directory (payload "cwd") always wins over Agent.Cwd.
+	// It does not change the policy version.
+	Agent effects.Context
 	// Registerer, when set, receives the engine's metrics. Only NewEngine
 	// uses it.
 	Registerer prometheus.Registerer

@@ -6,6 +6,7 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -34,6 +35,8 @@ type Set struct {
 	shadow *shadowRules
 	// guidance holds the guidance entries of the policy files, in order.
 	guidance []*Guidance
+	// agent is what is known of the agents for the effect analysis.
+	agent effects.Context
 
 	// onEval, when set (tests only), is called before a rule's condition
 	// is evaluated.

@@ -40,11 +40,8 @@ func (s *Service) build() error {
 	s.reg = reg
 	s.net = &netAuth{cfg: s.cfg.Auth, reg: s.registerer(), warned: map[string]bool{}}
 
-	popts := policy.Options{Packs: c.Policy.Packs, Params: policyParams(log, c, s.opts.ConfigFile), Registerer: reg}
-	if c.Policy.Default == "block" {
-		popts.Default = protocol.DecisionBlock
-	}
-	popts.Mode = policy.Mode(c.Policy.Mode)
+	popts := policyOptions(log, c, s.opts.ConfigFile)
+	popts.Registerer = reg
 	srcs, err := policy.ReadFiles(c.Policy.Files...)
 	if err != nil {
 		return err

@@ -203,13 +203,20 @@ func runReplay(cmd *cobra.Command, f *replayFlags) error {
 // policyOptions builds the policy options: the configuration's (or the
 // zero value's, as ahp serve without a configuration), then the flags given.
 func (f *replayFlags) policyOptions(cmd *cobra.Command, cfg config.Config) (policy.Options, error) {
-	flagOpts, err := f.pf.options()
-	if err != nil {
-		return policy.Options{}, err
-	}
 	opts := policy.Options{Packs: cfg.Policy.Packs, Params: cfg.Policy.Params}
 	if cfg.Policy.Default == "block" {
 		opts.Default = protocol.DecisionBlock
+	}
+	return f.pf.apply(cmd, opts)
+}
+
+// apply overrides opts with the policy flags that were given on cmd
+// (--packs replaces the packs, --param adds to the parameters, --default
+// replaces the default).
+func (pf *policyFlags) apply(cmd *cobra.Command, opts policy.Options) (policy.Options, error) {
+	flagOpts, err := pf.options()
+	if err != nil {
+		return policy.Options{}, err
 	}
 	fl := cmd.Flags()
 	if fl.Changed("packs") {

@@ -1,0 +1,599 @@
+package effects
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The shell reader. A script is parsed with mvdan.cc/sh/v3/syntax (bash
+// syntax) and walked statement by statement: words are evaluated after
+// quote removal with what the script itself makes known (literal
+// variables, functions, aliases, the agent's home and working directory),
+// redirections become effects, pipelines carry what flows between
+// commands (literal text, a file, a download, a command's output), and
+// each command goes through the table of programs in shell_programs.go.
+// Whatever cannot be known statically is an Unknown effect with a reason.
+
+// shVar is a shell variable: its value when known, and whether it is
+// exported to the commands the script runs.
+type shVar struct {
+	val      string
+	known    bool
+	exported bool
+}
+
+// shEnv is what a nested shell starts with: the exported variables of the
+// shell that runs it, its positional parameters and its standard input.
+type shEnv struct {
+	vars  map[string]shVar
+	args  []sword
+	stdin *stream
+	name  string // $0
+}
+
+// sh is one shell script being read.
+type sh struct {
+	s        *state
+	vars     map[string]shVar
+	funcs    map[string]*syntax.Stmt
+	aliases  map[string]string
+	inAlias  map[string]bool
+	args     []sword
+	name     string
+	fds      map[int]fdTarget // fds opened by exec, kept for the script
+	funcCall int
+	// active counts the calls in progress of each function; calls counts
+	// every function call of the script (at most MaxFuncCalls are read).
+	active map[string]int
+	calls  int
+}
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+// shell reads a shell script (bash syntax).
+func (s *state) shell(script string) { s.shellIn(script, nil) }
+
+// shellIn reads a shell script with what the shell that runs it passes on
+// (nil for a script read on its own).
+func (s *state) shellIn(script string, env *shEnv) {
+	s.nested("shell", func() {
+		if len(script) > MaxInput {
+			s.unknown(true, "shell script of %d bytes, longer than the %d read", len(script), MaxInput)
+			return
+		}
+		p := parserPool.Get().(*syntax.Parser)
+		f, err := p.Parse(strings.NewReader(script), "")
+		parserPool.Put(p)
+		if err != nil {
+			s.unknown(false, "shell syntax not understood: %s", shortErr(err))
+			return
+		}
+		r := &sh{s: s, vars: map[string]shVar{}, name: "sh"}
+		var in *stream
+		if env != nil {
+			for k, v := range env.vars {
+				r.vars[k] = v
+			}
+			r.args = env.args
+			in = env.stdin
+			if env.name != "" {
+				r.name = env.name
+			}
+		}
+		r.stmts(f.Stmts, in)
+	})
+}
+
+func shortErr(err error) string {
+	m := err.Error()
+	if len(m) > 120 {
+		m = m[:120] + "…"
+	}
+	return m
+}
+
+// exported returns the variables a child process inherits.
+func (r *sh) exported(extra []shAssign) map[string]shVar {
+	var out map[string]shVar
+	for k, v := range r.vars {
+		if v.exported {
+			if out == nil {
+				out = map[string]shVar{}
+			}
+			out[k] = v
+		}
+	}
+	for _, a := range extra {
+		if out == nil {
+			out = map[string]shVar{}
+		}
+		out[a.name] = shVar{val: a.val.val, known: a.val.known, exported: true}
+	}
+	return out
+}
+
+// ---- streams: what flows into a command's standard input ----
+
+type streamKind int
+
+const (
+	sText   streamKind = iota + 1 // literal text, known
+	sFile                         // the content of a file
+	sNet                          // data from the network
+	sOutput                       // the output of a program, not known
+)
+
+// stream is what a command reads on its standard input or writes on its
+// output.
+type stream struct {
+	kind streamKind
+	text string
+	path string
+	url  string
+	host string
+	port string
+	prog string   // the producing program (sOutput)
+	from []string // files the producer read (sOutput)
+}
+
+// source names a stream as the Source of a Send.
+func (st *stream) source() string {
+	if st == nil {
+		return "stdin"
+	}
+	switch st.kind {
+	case sFile:
+		return st.path
+	case sText:
+		return "data"
+	case sOutput:
+		if len(st.from) == 1 {
+			return st.from[0]
+		}
+		return "output"
+	}
+	return "stdin"
+}
+
+// reads lists the files a stream's content comes from.
+func (st *stream) reads() []string {
+	if st == nil {
+		return nil
+	}
+	if st.kind == sFile {
+		return []string{st.path}
+	}
+	return st.from
+}
+
+func outputOf(prog string, from ...string) *stream {
+	return &stream{kind: sOutput, prog: prog, from: from}
+}
+
+// ---- statements ----
+
+func (r *sh) stmts(list []*syntax.Stmt, in *stream) *stream {
+	var out *stream
+	for _, st := range list {
+		if r.s.full {
+			return nil
+		}
+		out = r.stmt(st, in)
+	}
+	return out
+}
+
+func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
+	if st == nil || st.Cmd == nil && len(st.Redirs) == 0 {
+		return nil
+	}
+	rd := r.redirs(st.Redirs, in)
+	var out *stream
+	switch c := st.Cmd.(type) {
+	case nil:
+		// Redirections only: "> file" truncates it, handled above.
+	case *syntax.CallExpr:
+		out = r.callExpr(c, rd)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			mid := r.stmt(c.X, rd.stdin)
+			out = r.stmt(c.Y, mid)
+		default:
+			r.stmt(c.X, rd.stdin)
+			out = r.stmt(c.Y, rd.stdin)
+		}
+	case *syntax.Subshell:
+		r.scoped(func() { out = r.stmts(c.Stmts, rd.stdin) })
+	case *syntax.Block:
+		out = r.stmts(c.Stmts, rd.stdin)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			r.stmts(ic.Cond, rd.stdin)
+			out = r.stmts(ic.Then, rd.stdin)
+		}
+	case *syntax.WhileClause:
+		r.stmts(c.Cond, rd.stdin)
+		out = r.stmts(c.Do, rd.stdin)
+	case *syntax.ForClause:
+		out = r.forClause(c, rd.stdin)
+	case *syntax.CaseClause:
+		r.words([]*syntax.Word{c.Word}, false)
+		for _, it := range c.Items {
+			out = r.stmts(it.Stmts, rd.stdin)
+		}
+	case *syntax.FuncDecl:
+		if r.funcs == nil {
+			r.funcs = map[string]*syntax.Stmt{}
+		}
+		if c.Name != nil {
+			r.funcs[c.Name.Value] = c.Body
+		}
+		for _, n := range c.Names {
+			r.funcs[n.Value] = c.Body
+		}
+	case *syntax.DeclClause:
+		r.declClause(c)
+	case *syntax.TimeClause:
+		out = r.stmt(c.Stmt, rd.stdin)
+	case *syntax.CoprocClause:
+		out = r.stmt(c.Stmt, rd.stdin)
+	default:
+		// Arithmetic, [[ tests ]], let: only command substitutions inside
+		// them do anything.
+		r.substsIn(c)
+	}
+	if rd.stdoutTaken {
+		return nil
+	}
+	return out
+}
+
+// scoped reads something in a subshell: variables, functions, aliases and
+// the working directory it changes do not outlive it.
+func (r *sh) scoped(fn func()) {
+	vars := make(map[string]shVar, len(r.vars))
+	for k, v := range r.vars {
+		vars[k] = v
+	}
+	funcs, aliases, cwd := r.funcs, r.aliases, r.s.ctx.Cwd
+	if funcs != nil {
+		r.funcs = make(map[string]*syntax.Stmt, len(funcs))
+		for k, v := range funcs {
+			r.funcs[k] = v
+		}
+	}
+	if aliases != nil {
+		r.aliases = make(map[string]string, len(aliases))
+		for k, v := range aliases {
+			r.aliases[k] = v
+		}
+	}
+	fn()
+	r.vars, r.funcs, r.aliases, r.s.ctx.Cwd = vars, funcs, aliases, cwd
+}
+
+// substsIn reads the command and process substitutions anywhere inside a
+// node the reader does not otherwise interpret.
+func (r *sh) substsIn(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			r.scoped(func() { r.stmts(n.Stmts, nil) })
+			return false
+		case *syntax.ProcSubst:
+			r.scoped(func() { r.stmts(n.Stmts, nil) })
+			return false
+		}
+		return true
+	})
+}
+
+const maxLoopItems = 16
+
+func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		r.substsIn(c.Loop)
+		return r.stmts(c.Do, in)
+	}
+	var items []sword
+	if wi.InPos.IsValid() {
+		items = r.words(wi.Items, true)
+	} else {
+		items = r.args
+	}
+	name := wi.Name.Value
+	if len(items) == 0 || len(items) > maxLoopItems {
+		r.vars[name] = shVar{}
+		return r.stmts(c.Do, in)
+	}
+	var out *stream
+	for _, it := range items {
+		r.vars[name] = shVar{val: it.val, known: it.known}
+		out = r.stmts(c.Do, in)
+	}
+	return out
+}
+
+func (r *sh) declClause(c *syntax.DeclClause) {
+	export := c.Variant.Value == "export"
+	for _, a := range c.Args {
+		if a.Naked && a.Name == nil {
+			if a.Value != nil {
+				ws := r.words([]*syntax.Word{a.Value}, false)
+				for _, w := range ws {
+					if strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "x") {
+						export = true
+					}
+				}
+			}
+			continue
+		}
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		if a.Naked {
+			v := r.vars[name]
+			v.exported = v.exported || export
+			r.vars[name] = v
+			continue
+		}
+		r.assign(a, export)
+	}
+}
+
+// shAssign is a NAME=value evaluated.
+type shAssign struct {
+	name string
+	val  sword
+}
+
+func (r *sh) evalAssign(a *syntax.Assign) shAssign {
+	if a.Name == nil {
+		return shAssign{}
+	}
+	if a.Array != nil || a.Index != nil {
+		r.substsIn(a)
+		return shAssign{name: a.Name.Value}
+	}
+	if a.Value == nil {
+		return shAssign{name: a.Name.Value, val: sword{known: true}}
+	}
+	return shAssign{name: a.Name.Value, val: r.joinWord(a.Value)}
+}
+
+func (r *sh) assign(a *syntax.Assign, export bool) {
+	ea := r.evalAssign(a)
+	if ea.name == "" {
+		return
+	}
+	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported}
+	if a.Append {
+		old := r.vars[ea.name]
+		v.val, v.known = old.val+v.val, old.known && v.known
+	}
+	r.vars[ea.name] = v
+}
+
+func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			r.assign(a, false)
+		}
+		return nil
+	}
+	var env []shAssign
+	for _, a := range c.Assigns {
+		if ea := r.evalAssign(a); ea.name != "" {
+			env = append(env, ea)
+		}
+	}
+	ws := r.words(c.Args, true)
+	if len(ws) == 1 && ws[0].known && ws[0].val == "exec" {
+		// exec with only redirections: they stay for the rest of the script.
+		r.fds = rd.fds
+	}
+	return r.command(ws, rd.stdin, env)
+}
+
+// ---- commands ----
+
+// command reads one command given as words (after expansion): aliases and
+// functions of the script, then the program's Run and what the table says
+// it does.
+func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
+	if len(ws) == 0 {
+		return nil
+	}
+	name := ws[0]
+	if !name.known {
+		if name.out != nil && name.out.kind == sNet {
+			r.download(name.out, "sh")
+		}
+		r.s.unknown(false, "program name not known statically: %s", name.arg)
+		return outputOf("")
+	}
+	prog := name.val
+	if a, ok := r.aliases[prog]; ok && !r.inAlias[prog] {
+		return r.alias(prog, a, ws[1:], in, env)
+	}
+	if body, ok := r.funcs[prog]; ok {
+		return r.callFunc(prog, body, ws[1:], in)
+	}
+	return r.run(ws, in, env)
+}
+
+// run records the Run of a program (no alias or function lookup: the
+// wrappers "command", "builtin", "exec", "sudo" and the like skip those)
+// and applies the table.
+func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
+	if len(ws) == 0 {
+		return nil
+	}
+	name := ws[0]
+	if !name.known {
+		return r.command(ws, in, env)
+	}
+	prog := name.val
+	base := path.Base(prog)
+	e := Effect{Kind: Run, Program: base, Argv: argvOf(ws)}
+	if strings.Contains(prog, "/") {
+		e.Path = r.path(prog, false)
+	}
+	if prog == "" {
+		return nil
+	}
+	r.s.add(e)
+	c := &call{r: r, prog: base, ws: ws, in: in, env: env}
+	if h := lookupProgram(base); h != nil {
+		return h(c)
+	}
+	if strings.Contains(prog, "/") {
+		// A program run by its path may be a script the agent wrote.
+		r.scriptByPath(c, e.Path)
+	}
+	return c.filter()
+}
+
+func argvOf(ws []sword) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.arg
+	}
+	return out
+}
+
+func (r *sh) alias(name, value string, rest []sword, in *stream, env []shAssign) *stream {
+	if r.inAlias == nil {
+		r.inAlias = map[string]bool{}
+	}
+	r.inAlias[name] = true
+	defer delete(r.inAlias, name)
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(value), "")
+	parserPool.Put(p)
+	if err != nil {
+		r.s.unknown(false, "alias %s not understood: %s", name, shortErr(err))
+		return nil
+	}
+	if len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
+		if ce, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(ce.Assigns) == 0 {
+			ws := r.words(ce.Args, true)
+			return r.command(append(ws, rest...), in, env)
+		}
+	}
+	out := r.stmts(f.Stmts, in)
+	if len(rest) > 0 {
+		r.s.unknown(false, "arguments given to alias %s, which is not a simple command", name)
+	}
+	return out
+}
+
+func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) *stream {
+	if r.active[name] > 0 {
+		// A function that calls itself runs without end as far as a
+		// reader can tell (the fork bomb :(){ :|:& };:); once is enough.
+		r.s.unknown(true, "recursive function %s: it calls itself", name)
+		return nil
+	}
+	if r.funcCall >= MaxDepth {
+		r.s.unknown(true, "function %s called more than %d levels deep", name, MaxDepth)
+		return nil
+	}
+	if r.calls >= MaxFuncCalls {
+		r.s.unknown(true, "more than %d function calls", MaxFuncCalls)
+		return nil
+	}
+	if r.active == nil {
+		r.active = map[string]int{}
+	}
+	r.calls++
+	r.funcCall++
+	r.active[name]++
+	saved := r.args
+	r.args = args
+	out := r.stmt(body, in)
+	r.args = saved
+	r.active[name]--
+	r.funcCall--
+	return out
+}
+
+// download records a download fed to an interpreter, and that its code
+// cannot be read.
+func (r *sh) download(st *stream, into string) {
+	r.s.add(Effect{Kind: Download, URL: st.url, Host: st.host, Port: st.port, Into: into})
+	where := st.url
+	if where == "" {
+		where = st.host
+		if st.port != "" {
+			where += ":" + st.port
+		}
+	}
+	r.s.unknown(false, "%s runs code received from the network (%s)", into, where)
+}
+
+// ---- paths ----
+
+// path makes a path as the agent's process would see it: resolved against
+// its working directory and home, and, when the harness can see the file
+// system, with links resolved (noFollow resolves only the directory part:
+// rm and ln act on the link itself). /proc/PID/cwd and /proc/PID/root are
+// links into another process's view and stay as written.
+func (r *sh) path(p string, noFollow bool) string {
+	if isProcLink(p) {
+		return p
+	}
+	q := r.s.resolve(p)
+	fs := r.s.ctx.FS
+	if fs == nil || !strings.HasPrefix(q, "/") || strings.HasPrefix(q, "/proc/") || strings.HasPrefix(q, "/dev/") {
+		return q
+	}
+	// Resolve links on the path as written (before "..": the kernel
+	// follows a link first, then goes up from where it points).
+	raw := p
+	if strings.HasPrefix(p, "~") {
+		raw = q
+	} else if !strings.HasPrefix(p, "/") {
+		raw = r.s.ctx.Cwd + "/" + p
+	}
+	if !noFollow {
+		if real, err := fs.EvalSymlinks(raw); err == nil && real != "" {
+			return path.Clean(real)
+		}
+	}
+	dir, base := path.Split(q)
+	if base == "" || base == "." || base == ".." {
+		return q
+	}
+	if real, err := fs.EvalSymlinks(strings.TrimSuffix(dir, "/")); err == nil && real != "" {
+		return path.Join(real, base)
+	}
+	return q
+}
+
+func isProcLink(p string) bool {
+	if !strings.HasPrefix(p, "/proc/") {
+		return false
+	}
+	parts := strings.SplitN(p[len("/proc/"):], "/", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	switch parts[1] {
+	case "cwd", "root", "fd", "exe":
+		return true
+	}
+	return false
+}
+
+// itoa is strconv.Itoa, named short for the many small uses here.
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,975 @@
+package effects
+
+import (
+	"bytes"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ---- code run by shells and interpreters ----
+
+// langOf names the reader of an interpreter program.
+func langOf(prog string) string {
+	for _, s := range shellNames {
+		if prog == s {
+			return "sh"
+		}
+	}
+	if m := interpreterRE.FindStringSubmatch(prog); m != nil {
+		switch m[1] {
+		case "python", "pypy":
+			return "python"
+		case "node", "nodejs", "deno", "bun":
+			return "node"
+		default:
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// readCode reads code text in a language: shell through this reader,
+// the rest through the interpreter readers.
+func (r *sh) readCode(lang, text string, env *shEnv) {
+	if lang == "sh" {
+		r.s.shellIn(text, env)
+		return
+	}
+	r.s.code(lang, text)
+}
+
+// feed reads what an interpreter runs from a stream (its standard input,
+// a process substitution, a command's output).
+func (r *sh) feed(lang, prog string, st *stream, env *shEnv) {
+	if st == nil {
+		return
+	}
+	switch st.kind {
+	case sText:
+		r.readCode(lang, st.text, env)
+	case sFile:
+		r.readFile(lang, prog, st.path, env)
+	case sNet:
+		r.download(st, prog)
+	default:
+		what := st.prog
+		if what == "" {
+			what = "a command"
+		}
+		r.s.unknown(false, "%s runs code from the output of %s, not known statically", prog, what)
+	}
+}
+
+// readFile reads a script from disk through ctx.FS.
+func (r *sh) readFile(lang, prog, p string, env *shEnv) {
+	fs := r.s.ctx.FS
+	if fs == nil || !strings.HasPrefix(p, "/") {
+		r.s.unknown(false, "%s runs the script %s, which the analysis cannot see", prog, p)
+		return
+	}
+	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+	if err != nil {
+		r.s.unknown(false, "%s runs the script %s, which could not be read", prog, p)
+		return
+	}
+	if trunc {
+		r.s.unknown(true, "%s runs the script %s, larger than the %d bytes read", prog, p, MaxScriptBytes)
+		return
+	}
+	if lang == "" {
+		lang = shebangLang(data)
+	}
+	r.readCode(lang, string(data), env)
+}
+
+// shebangLang names the reader for a script by its #! line (shell when
+// there is none).
+func shebangLang(data []byte) string {
+	if !bytes.HasPrefix(data, []byte("#!")) {
+		return "sh"
+	}
+	line, _, _ := bytes.Cut(data[2:], []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) == 0 {
+		return "sh"
+	}
+	prog := path.Base(f[0])
+	if prog == "env" {
+		for _, a := range f[1:] {
+			if !strings.HasPrefix(a, "-") {
+				prog = path.Base(a)
+				break
+			}
+		}
+	}
+	if l := langOf(prog); l != "" {
+		return l
+	}
+	return "sh"
+}
+
+// scriptByPath reads a program run by its path when it is a script the
+// harness can see (agents often write a script, then run it). Binaries
+// and files it cannot see are left at their Run.
+func (r *sh) scriptByPath(c *call, p string) {
+	fs := r.s.ctx.FS
+	if fs == nil || !strings.HasPrefix(p, "/") {
+		return
+	}
+	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return
+	}
+	if trunc {
+		r.s.unknown(true, "the script %s is larger than the %d bytes read", p, MaxScriptBytes)
+		return
+	}
+	r.readCode(shebangLang(data), string(data), &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
+}
+
+// scriptFile reads a script named by a word (bash x.sh, python3 x.py).
+func (c *call) scriptFile(lang, prog string, w sword, env *shEnv) {
+	if w.out != nil {
+		c.r.feed(lang, prog, w.out, env)
+		return
+	}
+	if !w.known {
+		c.r.s.unknown(false, "%s runs a script whose path is not known statically: %s", prog, w.arg)
+		return
+	}
+	p := c.r.path(w.val, false)
+	c.r.s.add(Effect{Kind: Read, Program: prog, Path: p})
+	c.r.readFile(lang, prog, p, env)
+}
+
+// shellText reads a word given to a shell as a script (sh -c, su -c, ssh
+// HOST CMD, watch CMD).
+func (c *call) shellText(prog string, w sword, env *shEnv) {
+	if w.known {
+		c.r.s.shellIn(w.val, env)
+		return
+	}
+	if w.out != nil && w.out.kind == sNet {
+		c.r.download(w.out, prog)
+		return
+	}
+	c.r.s.unknown(false, "%s runs a script not known statically: %s", prog, w.arg)
+}
+
+// codeText reads a word given to an interpreter as code (python -c).
+func (c *call) codeText(lang string, w sword) {
+	if w.known {
+		c.r.readCode(lang, w.val, nil)
+		return
+	}
+	if w.out != nil && w.out.kind == sNet {
+		c.r.download(w.out, c.prog)
+		return
+	}
+	c.r.s.unknown(false, "%s runs code not known statically: %s", c.prog, w.arg)
+}
+
+func hShell(c *call) *stream {
+	args := c.args()
+	cmdMode, stdinMode := false, false
+	i := 0
+loop:
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.known || len(a.val) < 2 || (a.val[0] != '-' && a.val[0] != '+') {
+			break
+		}
+		switch a.val {
+		case "--":
+			i++
+			break loop
+		case "-o", "+o", "-O", "+O", "--rcfile", "--init-file":
+			i++
+			continue
+		}
+		if strings.HasPrefix(a.val, "--") {
+			continue
+		}
+		if strings.Contains(a.val[1:], "c") {
+			cmdMode = true
+		}
+		if strings.Contains(a.val[1:], "s") {
+			stdinMode = true
+		}
+		if strings.HasSuffix(a.val, "o") || strings.HasSuffix(a.val, "O") {
+			i++
+		}
+	}
+	rest := args[i:]
+	env := &shEnv{vars: c.r.exported(c.env), name: c.prog}
+	switch {
+	case cmdMode:
+		if len(rest) == 0 {
+			c.r.s.unknown(false, "%s -c without a script", c.prog)
+			return nil
+		}
+		if len(rest) > 1 {
+			env.name = rest[1].val
+			env.args = rest[2:]
+			if env.args == nil {
+				env.args = []sword{}
+			}
+		}
+		env.stdin = c.in
+		c.shellText(c.prog, rest[0], env)
+	case stdinMode || len(rest) == 0 || rest[0].known && rest[0].val == "-":
+		if len(rest) > 0 && rest[0].val == "-" && !stdinMode {
+			rest = rest[1:]
+		}
+		env.args = rest
+		c.r.feed("sh", c.prog, c.in, env)
+	default:
+		env.args = rest[1:]
+		env.name = rest[0].val
+		env.stdin = c.in
+		c.scriptFile("sh", c.prog, rest[0], env)
+	}
+	return c.filter()
+}
+
+func hPython(c *call) *stream {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known || a.val == "-" || a.val == "" || a.val[0] != '-' {
+			if a.known && a.val == "-" {
+				c.r.feed("python", c.prog, c.in, nil)
+				return c.filter()
+			}
+			c.scriptFile("python", c.prog, a, nil)
+			return c.filter()
+		}
+		switch {
+		case a.val == "-c" || (!strings.HasPrefix(a.val, "--") && strings.HasSuffix(a.val, "c") && strings.Trim(a.val[1:len(a.val)-1], "bBdEhiIOqsSuvx") == ""):
+			if i+1 < len(args) {
+				c.codeText("python", args[i+1])
+			}
+			return c.filter()
+		case strings.HasPrefix(a.val, "-c"):
+			c.codeText("python", lit(a.val[2:]))
+			return c.filter()
+		case a.val == "-m" || strings.HasPrefix(a.val, "-m"):
+			mod := strings.TrimPrefix(a.val, "-m")
+			rest := args[i+1:]
+			if mod == "" && i+1 < len(args) {
+				mod, rest = args[i+1].val, args[i+2:]
+			}
+			pythonModule(c, mod, rest)
+			return c.filter()
+		case a.val == "-W" || a.val == "-X" || a.val == "--check-hash-based-pycs":
+			i++
+		}
+	}
+	c.r.feed("python", c.prog, c.in, nil)
+	return c.filter()
+}
+
+// pythonModule knows the few modules run with -m that act: http.server
+// listens, pip and the rest are Runs judged by their argv.
+func pythonModule(c *call, mod string, rest []sword) {
+	switch mod {
+	case "http.server", "SimpleHTTPServer":
+		port := "8000"
+		p := parseOpts(rest, opts("-b --bind -d --directory -p --protocol"), false)
+		if len(p.ops) > 0 {
+			port = p.ops[0].arg
+		}
+		host := ""
+		if b, ok := p.get("-b", "--bind"); ok {
+			host = b.arg
+		}
+		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+		dir := lit(".")
+		if d, ok := p.get("-d", "--directory"); ok {
+			dir = d
+		}
+		c.file(Read, dir, func(e *Effect) { e.Recursive = true })
+	}
+}
+
+func hNode(c *call) *stream {
+	args := c.args()
+	if c.prog == "deno" || c.prog == "bun" {
+		if len(args) > 0 && args[0].known && (args[0].val == "eval" || args[0].val == "run" || args[0].val == "x") {
+			if args[0].val == "eval" && len(args) > 1 {
+				c.codeText("node", args[len(args)-1])
+				return c.filter()
+			}
+			args = args[1:]
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known || a.val == "" || a.val[0] != '-' {
+			if a.known && strings.Contains(a.val, "://") {
+				c.connectURL(a)
+				c.r.download(&stream{kind: sNet, url: a.val, host: urlHost(a.val)}, c.prog)
+				return c.filter()
+			}
+			c.scriptFile("node", c.prog, a, nil)
+			return c.filter()
+		}
+		switch a.val {
+		case "-e", "--eval", "-p", "--print":
+			if i+1 < len(args) {
+				c.codeText("node", args[i+1])
+			}
+			return c.filter()
+		case "-":
+			c.r.feed("node", c.prog, c.in, nil)
+			return c.filter()
+		case "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--env-file":
+			i++
+		}
+		if v, ok := strings.CutPrefix(a.val, "--eval="); ok {
+			c.codeText("node", lit(v))
+			return c.filter()
+		}
+	}
+	c.r.feed("node", c.prog, c.in, nil)
+	return c.filter()
+}
+
+func hPerl(c *call) *stream {
+	args := c.args()
+	var code []string
+	codeKnown := true
+	var codeWord sword
+	inPlace, loop := false, false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
+			break
+		}
+		if a.val == "--" {
+			i++
+			break
+		}
+		s := a.val[1:]
+	cluster:
+		for j := 0; j < len(s); j++ {
+			switch s[j] {
+			case 'e', 'E':
+				var w sword
+				if j+1 < len(s) {
+					w = lit(s[j+1:])
+				} else if i+1 < len(args) {
+					i++
+					w = args[i]
+				}
+				if !w.known {
+					codeKnown = false
+					codeWord = w
+				}
+				code = append(code, w.val)
+				break cluster
+			case 'i':
+				inPlace = true
+				break cluster
+			case 'n', 'p':
+				loop = true
+			case 'M', 'm', 'I', 'F', 'x', 'C', 'd', 'D', 'V':
+				if j+1 == len(s) && (s[j] == 'I') && i+1 < len(args) {
+					i++
+				}
+				break cluster
+			case 'l', '0':
+				for j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9' {
+					j++
+				}
+			}
+		}
+	}
+	rest := args[i:]
+	if len(code) == 0 {
+		if len(rest) == 0 {
+			c.r.feed("perl", c.prog, c.in, nil)
+			return c.filter()
+		}
+		c.scriptFile("perl", c.prog, rest[0], nil)
+		rest = rest[1:]
+	} else if codeKnown {
+		c.r.readCode("perl", strings.Join(code, "\n"), nil)
+	} else {
+		c.codeText("perl", codeWord)
+	}
+	if inPlace {
+		c.files(Read, rest, false)
+		c.files(Write, rest, false)
+		return nil
+	}
+	if loop {
+		c.files(Read, rest, false)
+	}
+	return c.filter()
+}
+
+func hRuby(c *call) *stream {
+	args := c.args()
+	var code []string
+	codeKnown := true
+	var codeWord sword
+	inPlace, loop := false, false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
+			break
+		}
+		switch {
+		case a.val == "-e" && i+1 < len(args):
+			i++
+			if !args[i].known {
+				codeKnown, codeWord = false, args[i]
+			}
+			code = append(code, args[i].val)
+		case strings.HasPrefix(a.val, "-i"):
+			inPlace = true
+		case a.val == "-n" || a.val == "-p":
+			loop = true
+		case a.val == "-r" || a.val == "-I" || a.val == "-C" || a.val == "-E":
+			i++
+		}
+	}
+	rest := args[i:]
+	if len(code) == 0 {
+		if len(rest) == 0 {
+			c.r.feed("ruby", c.prog, c.in, nil)
+			return c.filter()
+		}
+		c.scriptFile("ruby", c.prog, rest[0], nil)
+		rest = rest[1:]
+	} else if codeKnown {
+		c.r.readCode("ruby", strings.Join(code, "\n"), nil)
+	} else {
+		c.codeText("ruby", codeWord)
+	}
+	if inPlace {
+		c.files(Write, rest, false)
+	} else if loop {
+		c.files(Read, rest, false)
+	}
+	return c.filter()
+}
+
+func hPhp(c *call) *stream {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known || a.val == "" || a.val[0] != '-' {
+			c.scriptFile("php", c.prog, a, nil)
+			return c.filter()
+		}
+		switch a.val {
+		case "-r", "-B", "-R", "-E":
+			if i+1 < len(args) {
+				c.codeText("php", args[i+1])
+			}
+			if a.val == "-r" {
+				return c.filter()
+			}
+			i++
+		case "-f":
+			if i+1 < len(args) {
+				c.scriptFile("php", c.prog, args[i+1], nil)
+			}
+			return c.filter()
+		case "-S":
+			if i+1 < len(args) {
+				host, port, _ := strings.Cut(args[i+1].val, ":")
+				c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+			}
+			return c.filter()
+		case "-d", "-c", "-z", "-t":
+			i++
+		}
+	}
+	c.r.feed("php", c.prog, c.in, nil)
+	return c.filter()
+}
+
+// ---- builtins of the shell itself ----
+
+// inline reads text in the current shell (eval, source): it sees and
+// changes the script's variables, functions and aliases.
+func (r *sh) inline(text string, in *stream) {
+	r.s.nested("shell", func() {
+		if len(text) > MaxInput {
+			r.s.unknown(true, "shell script of %d bytes, longer than the %d read", len(text), MaxInput)
+			return
+		}
+		p := parserPool.Get().(*syntax.Parser)
+		f, err := p.Parse(strings.NewReader(text), "")
+		parserPool.Put(p)
+		if err != nil {
+			r.s.unknown(false, "shell syntax not understood: %s", shortErr(err))
+			return
+		}
+		r.stmts(f.Stmts, in)
+	})
+}
+
+// splitText splits a string into words as the shell would (env -S).
+func (r *sh) splitText(text string) []sword {
+	p := parserPool.Get().(*syntax.Parser)
+	defer parserPool.Put(p)
+	var ws []*syntax.Word
+	err := p.Words(strings.NewReader(text), func(w *syntax.Word) bool {
+		ws = append(ws, w)
+		return true
+	})
+	if err != nil {
+		return []sword{{arg: text}}
+	}
+	return r.words(ws, true)
+}
+
+func hEval(c *call) *stream {
+	w := joinWords(c.args())
+	if w.known {
+		c.r.inline(w.val, c.in)
+		return nil
+	}
+	if w.out != nil && w.out.kind == sNet {
+		c.r.download(w.out, "eval")
+		return nil
+	}
+	c.r.s.unknown(false, "eval of text not known statically: %s", w.arg)
+	return nil
+}
+
+func hSource(c *call) *stream {
+	args := c.args()
+	if len(args) == 0 {
+		return nil
+	}
+	w := args[0]
+	saved := c.r.args
+	if len(args) > 1 {
+		c.r.args = args[1:]
+	}
+	defer func() { c.r.args = saved }()
+	if w.out != nil {
+		switch w.out.kind {
+		case sText:
+			c.r.inline(w.out.text, c.in)
+		case sFile:
+			c.r.sourceFile(w.out.path)
+		default:
+			c.r.feed("sh", c.prog, w.out, nil)
+		}
+		return nil
+	}
+	if !w.known {
+		c.r.s.unknown(false, "%s of a script whose path is not known statically: %s", c.prog, w.arg)
+		return nil
+	}
+	p := c.r.path(w.val, false)
+	c.r.s.add(Effect{Kind: Read, Program: c.prog, Path: p})
+	c.r.sourceFile(p)
+	return nil
+}
+
+func (r *sh) sourceFile(p string) {
+	fs := r.s.ctx.FS
+	if fs == nil || !strings.HasPrefix(p, "/") {
+		r.s.unknown(false, "source runs the script %s, which the analysis cannot see", p)
+		return
+	}
+	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+	switch {
+	case err != nil:
+		r.s.unknown(false, "source runs the script %s, which could not be read", p)
+	case trunc:
+		r.s.unknown(true, "source runs the script %s, larger than the %d bytes read", p, MaxScriptBytes)
+	default:
+		r.inline(string(data), nil)
+	}
+}
+
+func hTrap(c *call) *stream {
+	args := c.args()
+	if len(args) < 2 || args[0].known && (args[0].val == "-" || args[0].val == "-l" || args[0].val == "-p" || args[0].val == "") {
+		return nil
+	}
+	c.shellText("trap", args[0], nil)
+	return nil
+}
+
+func hCd(c *call) *stream {
+	p := parseOpts(c.args(), nil, false)
+	if len(p.ops) == 0 {
+		if c.r.s.ctx.Home != "" {
+			c.r.s.ctx.Cwd = c.r.s.ctx.Home
+		}
+		return nil
+	}
+	w := p.ops[0]
+	if !w.known || w.val == "-" {
+		c.r.s.ctx.Cwd = ""
+		return nil
+	}
+	d := c.r.path(w.val, false)
+	if strings.HasPrefix(d, "/") {
+		c.r.s.ctx.Cwd = d
+	} else {
+		c.r.s.ctx.Cwd = ""
+	}
+	return nil
+}
+
+func hPopd(c *call) *stream {
+	c.r.s.ctx.Cwd = ""
+	return nil
+}
+
+func hAlias(c *call) *stream {
+	for _, w := range c.args() {
+		if !w.known {
+			continue
+		}
+		name, val, ok := strings.Cut(w.val, "=")
+		if !ok || name == "" || strings.HasPrefix(name, "-") {
+			continue
+		}
+		if c.r.aliases == nil {
+			c.r.aliases = map[string]string{}
+		}
+		c.r.aliases[name] = val
+	}
+	return nil
+}
+
+func hUnalias(c *call) *stream {
+	for _, w := range c.args() {
+		if w.known && w.val == "-a" {
+			c.r.aliases = nil
+		}
+		delete(c.r.aliases, w.val)
+	}
+	return nil
+}
+
+func hUnset(c *call) *stream {
+	fn := false
+	for _, w := range c.args() {
+		switch {
+		case w.known && w.val == "-f":
+			fn = true
+		case w.known && strings.HasPrefix(w.val, "-"):
+		case fn:
+			delete(c.r.funcs, w.val)
+		default:
+			c.r.vars[w.val] = shVar{known: true}
+		}
+	}
+	return nil
+}
+
+func hRead(c *call) *stream {
+	p := parseOpts(c.args(), opts("-p -d -n -N -t -u -a -i -C -c -s"), false)
+	for _, w := range p.ops {
+		c.r.vars[w.val] = shVar{}
+	}
+	if a, ok := p.get("-a"); ok {
+		c.r.vars[a.val] = shVar{}
+	}
+	return nil
+}
+
+func hSet(c *call) *stream {
+	args := c.args()
+	for i, w := range args {
+		if w.known && (w.val == "--" || w.val == "-") {
+			c.r.args = append([]sword{}, args[i+1:]...)
+			return nil
+		}
+		if !w.known || !strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "+") {
+			c.r.args = append([]sword{}, args[i:]...)
+			return nil
+		}
+		if w.val == "-o" || w.val == "+o" {
+			return nil
+		}
+	}
+	return nil
+}
+
+func hShift(c *call) *stream {
+	n := 1
+	if a := c.args(); len(a) > 0 {
+		if !a[0].known {
+			c.r.args = []sword{{arg: "$@"}}
+			return nil
+		}
+		n = atoiDefault(a[0].val, 1)
+	}
+	if n > len(c.r.args) {
+		n = len(c.r.args)
+	}
+	c.r.args = c.r.args[n:]
+	return nil
+}
+
+func atoiDefault(s string, d int) int {
+	n := 0
+	if s == "" {
+		return d
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return d
+		}
+		n = n*10 + int(r-'0')
+		if n > 1<<20 {
+			return d
+		}
+	}
+	return n
+}
+
+func hExport(c *call) *stream {
+	export := c.prog == "export"
+	for _, w := range c.args() {
+		if w.known && strings.HasPrefix(w.val, "-") {
+			export = export || strings.Contains(w.val, "x")
+			continue
+		}
+		name, val, ok := strings.Cut(w.arg, "=")
+		if !isAssignWord(name + "=") {
+			continue
+		}
+		if !ok {
+			v := c.r.vars[name]
+			v.exported = v.exported || export
+			c.r.vars[name] = v
+			continue
+		}
+		if w.known {
+			c.r.vars[name] = shVar{val: val, known: true, exported: export}
+		} else {
+			c.r.vars[name] = shVar{exported: export}
+		}
+	}
+	return nil
+}
+
+// ---- literal text and decoders ----
+
+// decodeRound spends one decode round; past MaxDecodeRounds it records a
+// limit Unknown and reports false.
+func (r *sh) decodeRound(what string) bool {
+	if r.s.decodes >= MaxDecodeRounds {
+		r.s.unknown(true, "more than %d encoded payloads decoded (%s)", MaxDecodeRounds, what)
+		return false
+	}
+	r.s.decodes++
+	return true
+}
+
+func hEcho(c *call) *stream {
+	args := c.args()
+	newline, escapes := true, false
+	for len(args) > 0 && args[0].known && len(args[0].val) > 1 && args[0].val[0] == '-' && strings.Trim(args[0].val[1:], "neE") == "" {
+		newline = newline && !strings.Contains(args[0].val, "n")
+		escapes = strings.Contains(args[0].val, "e") || escapes && !strings.Contains(args[0].val, "E")
+		args = args[1:]
+	}
+	w := joinWords(args)
+	if !w.known {
+		return outputOf("echo")
+	}
+	text := w.val
+	if escapes && strings.Contains(text, "\\") {
+		if !c.r.decodeRound("echo -e") {
+			return outputOf("echo")
+		}
+		text, _, _ = expand.Format(nil, "%b", []string{text})
+	}
+	if newline {
+		text += "\n"
+	}
+	return &stream{kind: sText, text: text}
+}
+
+func hPrintf(c *call) *stream {
+	args := c.args()
+	varName := ""
+	if len(args) >= 2 && args[0].known && args[0].val == "-v" {
+		varName, args = args[1].val, args[2:]
+	}
+	if len(args) > 0 && args[0].known && args[0].val == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	vals := make([]string, len(args))
+	for i, a := range args {
+		if !a.known {
+			if varName != "" {
+				c.r.vars[varName] = shVar{}
+			}
+			return outputOf("printf")
+		}
+		vals[i] = a.val
+	}
+	if strings.Contains(strings.Join(vals, ""), "\\") && !c.r.decodeRound("printf") {
+		return outputOf("printf")
+	}
+	text, _, err := expand.Format(nil, vals[0], vals[1:])
+	if err != nil {
+		return outputOf("printf")
+	}
+	if varName != "" {
+		c.r.vars[varName] = shVar{val: text, known: true}
+		return nil
+	}
+	return &stream{kind: sText, text: text}
+}
+
+// decodeBase64 decodes standard or URL base64 with or without padding,
+// ignoring blanks.
+func decodeBase64(s string) ([]byte, bool) {
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\t' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+func hBase64(c *call) *stream {
+	p := parseOpts(c.args(), opts("-w --wrap -b --break"), false)
+	c.files(Read, p.ops, false)
+	if !p.has("-d", "-D", "--decode") {
+		return c.filter(c.paths(p.ops)...)
+	}
+	in := c.in
+	if len(p.ops) > 0 {
+		in = nil
+	}
+	if in == nil || in.kind != sText {
+		return c.filter(c.paths(p.ops)...)
+	}
+	if !c.r.decodeRound(c.prog + " -d") {
+		return c.filter()
+	}
+	var b []byte
+	var ok bool
+	if c.prog == "base32" {
+		var err error
+		b, err = base32.StdEncoding.DecodeString(strings.TrimSpace(in.text))
+		ok = err == nil
+	} else {
+		b, ok = decodeBase64(in.text)
+	}
+	if !ok {
+		c.r.s.unknown(false, "%s -d of text that is not valid", c.prog)
+		return c.filter()
+	}
+	return &stream{kind: sText, text: string(b)}
+}
+
+func hXxd(c *call) *stream {
+	p := parseOpts(c.args(), opts("-c -g -l -o -s -n"), false)
+	c.files(Read, p.ops, false)
+	rev := p.has("-r", "-revert")
+	plain := p.has("-p", "-ps", "-plain", "-postscript")
+	if !rev || len(p.ops) > 0 || c.in == nil || c.in.kind != sText {
+		return c.filter(c.paths(p.ops)...)
+	}
+	if !plain {
+		c.r.s.unknown(false, "xxd -r of a hex dump")
+		return c.filter()
+	}
+	if !c.r.decodeRound("xxd -r -p") {
+		return c.filter()
+	}
+	h := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\t' || r == '\r' {
+			return -1
+		}
+		return r
+	}, c.in.text)
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		c.r.s.unknown(false, "xxd -r -p of text that is not hex")
+		return c.filter()
+	}
+	return &stream{kind: sText, text: string(b)}
+}
+
+func hRev(c *call) *stream {
+	if len(c.args()) > 0 || c.in == nil || c.in.kind != sText {
+		return hReadOps(c)
+	}
+	lines := strings.Split(c.in.text, "\n")
+	for i, l := range lines {
+		rs := []rune(l)
+		for a, b := 0, len(rs)-1; a < b; a, b = a+1, b-1 {
+			rs[a], rs[b] = rs[b], rs[a]
+		}
+		lines[i] = string(rs)
+	}
+	return &stream{kind: sText, text: strings.Join(lines, "\n")}
+}
+
+func hOpenssl(c *call) *stream {
+	args := c.args()
+	if len(args) == 0 || !args[0].known {
+		return c.filter()
+	}
+	sub := args[0].val
+	p := parseSingleDash(args[1:], opts("-connect -in -out -pass -k -K -iv -md -cipher -servername -port -accept -CAfile -cert -key -proxy"))
+	if f, ok := p.get("-in"); ok {
+		c.file(Read, f, nil)
+	}
+	if f, ok := p.get("-out"); ok {
+		c.file(Write, f, nil)
+	}
+	switch sub {
+	case "s_client":
+		target, _ := p.get("-connect")
+		host, port, _ := strings.Cut(target.val, ":")
+		if port == "" {
+			port = "443"
+		}
+		c.r.s.add(Effect{Kind: Connect, Program: "openssl", Host: host, Port: port})
+		if c.in != nil {
+			c.sendStdin(host, port, "")
+		}
+		return &stream{kind: sNet, host: host, port: port}
+	case "s_server":
+		port, _ := p.get("-accept", "-port")
+		c.r.s.add(Effect{Kind: Listen, Program: "openssl", Port: port.val})
+		return &stream{kind: sNet, port: port.val}
+	case "base64", "enc":
+		if p.has("-d") && (sub == "base64" || p.has("-base64", "-a")) && c.in != nil && c.in.kind == sText {
+			if _, hasIn := p.get("-in"); !hasIn && c.r.decodeRound("openssl base64 -d") {
+				if b, ok := decodeBase64(c.in.text); ok {
+					return &stream{kind: sText, text: string(b)}
+				}
+			}
+		}
+	}
+	return c.filter()
+}

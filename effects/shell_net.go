@@ -1,0 +1,661 @@
+package effects
+
+import (
+	"net"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// ---- network ----
+
+// urlParts reads scheme://host:port/... (curl also takes a bare
+// host/path, which is http).
+func urlParts(u string) (host, port string) {
+	s := u
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	pu, err := url.Parse(s)
+	if err != nil {
+		rest := s[strings.Index(s, "://")+3:]
+		h, _, _ := strings.Cut(rest, "/")
+		return strings.ToLower(stripUser(h)), ""
+	}
+	host, port = strings.ToLower(pu.Hostname()), pu.Port()
+	if port == "" {
+		switch pu.Scheme {
+		case "http", "ws":
+			port = "80"
+		case "https", "wss":
+			port = "443"
+		case "ftp":
+			port = "21"
+		}
+	}
+	return host, port
+}
+
+func urlHost(u string) string {
+	h, _ := urlParts(u)
+	return h
+}
+
+// dynHost is the host a word names when part of it is a command's output:
+// the literal text after the last part not known ("$(id).evil.example"
+// is a name under evil.example).
+func dynHost(w sword) string {
+	s := strings.TrimLeft(w.suffix, ".")
+	if strings.Contains(s, "/") {
+		if strings.Contains(s, "://") {
+			return urlHost(s)
+		}
+		return ""
+	}
+	return s
+}
+
+// connectURL records a connection to the URL a word names; a URL built
+// from a command's output is also a Send of that output.
+func (c *call) connectURL(w sword) (host, port string, ok bool) {
+	if !w.known {
+		if w.dyn {
+			h := dynHost(w)
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: h, Source: "output"})
+			c.r.s.unknown(false, "%s: address built from a command's output: %s", c.prog, w.arg)
+			return h, "", false
+		}
+		c.r.s.unknown(false, "%s: address not known statically: %s", c.prog, w.arg)
+		return "", "", false
+	}
+	host, port = urlParts(w.val)
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: w.val})
+	return host, port, true
+}
+
+// sendStdin records that a command sends its standard input to a
+// network destination.
+func (c *call) sendStdin(host, port, u string) {
+	for _, p := range c.in.reads() {
+		_ = p // the Read was recorded where the data was read
+	}
+	c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: u, Source: c.in.source()})
+}
+
+// dataSource reads curl's data argument: "@file" (or "@-": standard
+// input), otherwise literal data.
+func (c *call) dataSource(w sword, at bool) (source string, ok bool) {
+	if !w.known {
+		if w.dyn {
+			return "output", true
+		}
+		c.r.s.unknown(false, "%s: data not known statically: %s", c.prog, w.arg)
+		return "", false
+	}
+	v := w.val
+	if at {
+		if f, found := strings.CutPrefix(v, "@"); found {
+			if f == "-" {
+				return c.in.source(), true
+			}
+			c.file(Read, lit(f), nil)
+			return c.r.path(f, false), true
+		}
+		if name, f, found := strings.Cut(v, "@"); found && !strings.ContainsAny(name, "/ ") {
+			// --data-urlencode name@file
+			if f == "-" {
+				return c.in.source(), true
+			}
+			c.file(Read, lit(f), nil)
+			return c.r.path(f, false), true
+		}
+	}
+	return "data", true
+}
+
+var curlOpts = opts("-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file -o --output -X --request -H --header -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar -x --proxy -K --config --url -m --max-time --connect-timeout -w --write-out -r --range -E --cert --key --cacert --capath --resolve --connect-to --retry --retry-delay --retry-max-time --limit-rate -y --speed-time -Y --speed-limit -z --time-cond --output-dir -C --continue-at -D --dump-header --trace --trace-ascii --stderr --interface --dns-servers --doh-url -U --proxy-user --unix-socket --abstract-unix-socket -P --ftp-port -Q --quote --mail-from --mail-rcpt --variable --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --oauth2-bearer --pass --hostpubsha256 --pinnedpubkey --local-port --happy-eyeballs-timeout-ms --expect100-timeout --keepalive-time --tls-max --ciphers --curves --form-escape --noproxy --preproxy --proxy-header --request-target --sasl-authzid --service-name --socks4 --socks4a --socks5 --socks5-hostname -t --telnet-option")
+
+func hCurl(c *call) *stream {
+	p := parseOpts(c.args(), curlOpts, false)
+	urls := append(append([]sword(nil), p.ops...), p.all("--url")...)
+	for _, f := range p.all("-K", "--config") {
+		c.file(Read, f, nil)
+		c.r.s.unknown(false, "curl reads options from %s", f.arg)
+	}
+	var sources []string
+	for _, o := range p.opts {
+		switch o.name {
+		case "-d", "--data", "--data-binary", "--data-ascii", "--json":
+			if s, ok := c.dataSource(o.val, true); ok {
+				sources = append(sources, s)
+			}
+		case "--data-urlencode":
+			if s, ok := c.dataSource(o.val, true); ok {
+				sources = append(sources, s)
+			}
+		case "--data-raw", "--form-string":
+			if s, ok := c.dataSource(o.val, false); ok {
+				sources = append(sources, s)
+			}
+		case "-F", "--form":
+			v := o.val
+			if v.known {
+				_, val, _ := strings.Cut(v.val, "=")
+				val, _, _ = strings.Cut(val, ";")
+				if f, found := strings.CutPrefix(val, "@"); found {
+					v = lit("@" + f)
+				} else if f, found := strings.CutPrefix(val, "<"); found {
+					v = lit("@" + f)
+				} else {
+					v = lit(val)
+				}
+			}
+			if s, ok := c.dataSource(v, true); ok {
+				sources = append(sources, s)
+			}
+		case "-T", "--upload-file":
+			if o.val.known && (o.val.val == "-" || o.val.val == ".") {
+				sources = append(sources, c.in.source())
+			} else if s, ok := c.dataSource(sword{arg: o.val.arg, val: "@" + o.val.val, known: o.val.known, dyn: o.val.dyn}, true); ok {
+				sources = append(sources, s)
+			}
+		}
+	}
+	type ep struct{ host, port, url string }
+	var eps []ep
+	for _, u := range urls {
+		if h, pt, ok := c.connectURL(u); ok {
+			eps = append(eps, ep{h, pt, u.val})
+		}
+	}
+	for _, src := range sources {
+		for _, e := range eps {
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: e.host, Port: e.port, URL: e.url, Source: src})
+		}
+	}
+	dir := ""
+	if d, ok := p.get("--output-dir"); ok {
+		dir = strings.TrimSuffix(d.val, "/") + "/"
+	}
+	written := false
+	if o, ok := p.get("-o", "--output"); ok {
+		written = true
+		if !(o.known && o.val == "-") {
+			for _, e := range eps {
+				c.downloadTo(e.url, e.host, e.port, sword{arg: o.arg, val: dir + o.val, known: o.known})
+			}
+			if len(eps) == 0 {
+				c.file(Write, o, nil)
+			}
+		} else {
+			written = false
+		}
+	}
+	if p.has("-O", "--remote-name", "--remote-name-all", "-J") && !written {
+		written = true
+		for _, e := range eps {
+			name := path.Base(strings.SplitN(strings.SplitN(e.url, "?", 2)[0], "#", 2)[0])
+			if name == "" || name == "/" || name == "." || strings.HasSuffix(e.url, "/") {
+				name = "index.html"
+			}
+			c.downloadTo(e.url, e.host, e.port, lit(dir+name))
+		}
+	}
+	if written {
+		return nil
+	}
+	if len(eps) > 0 {
+		return &stream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port}
+	}
+	return c.filter()
+}
+
+func (c *call) downloadTo(u, host, port string, to sword) {
+	if !to.known {
+		c.r.s.unknown(false, "%s: download written to a path not known statically: %s", c.prog, to.arg)
+		return
+	}
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: u, Host: host, Port: port, Path: c.r.path(to.val, false)})
+}
+
+var wgetOpts = opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix --post-data --post-file --body-data --body-file --method --header -U --user-agent -i --input-file -e --execute --user --password --http-user --http-password -t --tries -T --timeout -w --wait -Q --quota -l --level --limit-rate -B --base --referer --load-cookies --save-cookies -D --domains --exclude-domains -A --accept -R --reject --ca-certificate --certificate --private-key --bind-address --dns-timeout --connect-timeout --read-timeout --proxy-user --proxy-password --default-page --restrict-file-names --config")
+
+func hWget(c *call) *stream {
+	p := parseOpts(c.args(), wgetOpts, false)
+	if f, ok := p.get("-i", "--input-file"); ok {
+		c.file(Read, f, nil)
+		c.r.s.unknown(false, "wget fetches the URLs listed in %s", f.arg)
+	}
+	var sources []string
+	for _, o := range p.opts {
+		switch o.name {
+		case "--post-file", "--body-file":
+			if s, ok := c.dataSource(sword{arg: o.val.arg, val: "@" + o.val.val, known: o.val.known, dyn: o.val.dyn}, true); ok {
+				sources = append(sources, s)
+			}
+		case "--post-data", "--body-data":
+			if s, ok := c.dataSource(o.val, false); ok {
+				sources = append(sources, s)
+			}
+		}
+	}
+	var first *stream
+	out, hasOut := p.get("-O", "--output-document")
+	prefix, _ := p.get("-P", "--directory-prefix")
+	rec := p.has("-r", "--recursive", "-m", "--mirror")
+	for _, u := range p.ops {
+		host, port, ok := c.connectURL(u)
+		if !ok {
+			continue
+		}
+		for _, src := range sources {
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: u.val, Source: src})
+		}
+		switch {
+		case hasOut && out.known && out.val == "-":
+			if first == nil {
+				first = &stream{kind: sNet, url: u.val, host: host, port: port}
+			}
+		case hasOut:
+			c.downloadTo(u.val, host, port, out)
+		default:
+			name := path.Base(strings.SplitN(u.val, "?", 2)[0])
+			if name == "" || name == "/" || name == "." || strings.HasSuffix(u.val, "/") || name == host {
+				name = "index.html"
+			}
+			to := name
+			if rec {
+				to = host
+			}
+			if prefix.known && prefix.val != "" {
+				to = strings.TrimSuffix(prefix.val, "/") + "/" + to
+			}
+			c.downloadTo(u.val, host, port, lit(to))
+			if rec {
+				c.r.s.out[len(c.r.s.out)-1].Recursive = true
+			}
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return nil
+}
+
+var ncOpts = opts("-e -c -p -s -w -i -q -x -X -P -O -I -T -V -g -G -M -m --exec --sh-exec --lua-exec -o --output --source-port --proxy --proxy-type --proxy-auth --source -W --wait")
+
+func hNc(c *call) *stream {
+	p := parseOpts(c.args(), ncOpts, false)
+	listen := p.has("-l", "--listen")
+	var host, port string
+	ops := p.ops
+	if pp, ok := p.get("-p", "--source-port"); ok && listen {
+		port = pp.val
+	}
+	switch {
+	case listen && len(ops) == 1:
+		port = ops[0].val
+	case listen && len(ops) >= 2:
+		host, port = ops[0].val, ops[1].val
+	case len(ops) >= 2:
+		host, port = ops[0].val, ops[1].val
+	case len(ops) == 1:
+		host = ops[0].val
+		if h, pt, err := net.SplitHostPort(host); err == nil {
+			host, port = h, pt
+		}
+	}
+	for _, o := range ops {
+		if !o.known {
+			c.r.s.unknown(false, "%s: address not known statically: %s", c.prog, o.arg)
+		}
+	}
+	if listen {
+		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	} else {
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	}
+	sock := &stream{kind: sNet, host: host, port: port}
+	if e, ok := p.get("-e", "--exec"); ok {
+		c.remoteShell(e, false, sock)
+		return nil
+	}
+	if e, ok := p.get("-c", "--sh-exec"); ok {
+		c.remoteShell(e, true, sock)
+		return nil
+	}
+	if c.in != nil && !p.has("-z") {
+		c.sendStdin(host, port, "")
+	}
+	return sock
+}
+
+// remoteShell records a program run with its input and output on a
+// network socket: it runs what the network sends (a Download into it)
+// and sends its output back.
+func (c *call) remoteShell(w sword, viaShell bool, sock *stream) {
+	if !w.known {
+		c.r.s.unknown(false, "%s runs a program not known statically: %s", c.prog, w.arg)
+		return
+	}
+	var ws []sword
+	if viaShell {
+		ws = []sword{lit("sh"), lit("-c"), w}
+	} else {
+		ws = c.r.splitText(w.val)
+	}
+	if len(ws) == 0 {
+		return
+	}
+	prog := path.Base(ws[0].val)
+	if len(ws) > 2 && langOf(prog) == "sh" && ws[1].val == "-c" {
+		c.r.run(ws, nil, nil)
+	} else {
+		c.r.run(ws, sock, nil)
+	}
+	if langOf(prog) == "" || len(ws) > 2 && ws[1].val == "-c" && !viaShell {
+		// A program that is not a shell still has its input from and its
+		// output to the network.
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: sock.host, Port: sock.port, Source: "output"})
+		return
+	}
+	if viaShell {
+		c.r.download(sock, "sh")
+	}
+	c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: sock.host, Port: sock.port, Source: "output"})
+}
+
+// socatAddr is one of socat's two addresses.
+type socatAddr struct {
+	kind       string // net, listen, exec, system, file, stdio
+	host, port string
+	arg        string
+}
+
+func parseSocatAddr(a string) socatAddr {
+	if a == "-" || strings.EqualFold(a, "stdio") || strings.EqualFold(a, "stdin") || strings.EqualFold(a, "stdout") {
+		return socatAddr{kind: "stdio"}
+	}
+	typ, rest, found := strings.Cut(a, ":")
+	if !found {
+		typ, _, _ = strings.Cut(a, ",")
+		rest = ""
+	}
+	t := strings.ToUpper(typ)
+	switch {
+	case strings.Contains(t, "LISTEN") || t == "TCP-L" || t == "TCP4-L" || t == "TCP6-L":
+		port, _, _ := strings.Cut(rest, ",")
+		return socatAddr{kind: "listen", port: port}
+	case strings.HasPrefix(t, "TCP") || strings.HasPrefix(t, "UDP") || strings.HasPrefix(t, "OPENSSL") || t == "SSL" || strings.HasPrefix(t, "SCTP"):
+		hp, _, _ := strings.Cut(rest, ",")
+		h, pt, err := net.SplitHostPort(hp)
+		if err != nil {
+			h = hp
+		}
+		return socatAddr{kind: "net", host: h, port: pt}
+	case t == "EXEC" || t == "SYSTEM":
+		cmd := rest
+		if len(cmd) > 0 && (cmd[0] == '\'' || cmd[0] == '"') {
+			if end := strings.IndexByte(cmd[1:], cmd[0]); end >= 0 {
+				cmd = cmd[1 : end+1]
+			}
+		} else {
+			cmd, _, _ = strings.Cut(cmd, ",")
+		}
+		return socatAddr{kind: strings.ToLower(t), arg: cmd}
+	case t == "FILE" || t == "OPEN" || t == "CREATE" || t == "GOPEN" || t == "CREAT":
+		f, _, _ := strings.Cut(rest, ",")
+		return socatAddr{kind: "file", arg: f}
+	}
+	if strings.HasPrefix(a, "/") {
+		f, _, _ := strings.Cut(a, ",")
+		return socatAddr{kind: "file", arg: f}
+	}
+	return socatAddr{kind: "other", arg: a}
+}
+
+func hSocat(c *call) *stream {
+	p := parseOpts(c.args(), opts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
+	var addrs []socatAddr
+	for _, w := range p.ops {
+		if !w.known {
+			c.r.s.unknown(false, "socat: address not known statically: %s", w.arg)
+			return c.filter()
+		}
+		addrs = append(addrs, parseSocatAddr(w.val))
+	}
+	var sock *stream
+	for _, a := range addrs {
+		switch a.kind {
+		case "net":
+			c.r.s.add(Effect{Kind: Connect, Program: "socat", Host: a.host, Port: a.port})
+			sock = &stream{kind: sNet, host: a.host, port: a.port}
+		case "listen":
+			c.r.s.add(Effect{Kind: Listen, Program: "socat", Port: a.port})
+			sock = &stream{kind: sNet, port: a.port}
+		}
+	}
+	for _, a := range addrs {
+		switch a.kind {
+		case "exec", "system":
+			if sock == nil {
+				c.shellText("socat", lit(a.arg), nil)
+				continue
+			}
+			c.remoteShell(lit(a.arg), a.kind == "system", sock)
+		case "file":
+			c.file(Read, lit(a.arg), nil)
+			c.file(Write, lit(a.arg), nil)
+			if sock != nil {
+				c.r.s.add(Effect{Kind: Send, Program: "socat", Host: sock.host, Port: sock.port, Source: c.r.path(a.arg, false)})
+			}
+		case "stdio":
+			if sock != nil && c.in != nil {
+				c.sendStdin(sock.host, sock.port, "")
+			}
+		}
+	}
+	if sock != nil {
+		return sock
+	}
+	return c.filter()
+}
+
+func hTelnet(c *call) *stream {
+	p := parseOpts(c.args(), opts("-l -n -e -b -k -X"), false)
+	if len(p.ops) == 0 {
+		return nil
+	}
+	host := p.ops[0].val
+	port := ""
+	if len(p.ops) > 1 {
+		port = p.ops[1].val
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	if c.in != nil {
+		c.sendStdin(host, port, "")
+	}
+	return &stream{kind: sNet, host: host, port: port}
+}
+
+var sshOpts = opts("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
+
+func hSSH(c *call) *stream {
+	p := parseOpts(c.args(), sshOpts, true)
+	if len(p.rest) == 0 {
+		return nil
+	}
+	dest := p.rest[0]
+	host := stripUser(strings.TrimPrefix(dest.val, "ssh://"))
+	port := "22"
+	if h, pt, err := net.SplitHostPort(host); err == nil && strings.HasPrefix(dest.val, "ssh://") {
+		host, port = h, pt
+	}
+	if pt, ok := p.get("-p"); ok {
+		port = pt.val
+	}
+	if !dest.known {
+		c.r.s.unknown(false, "ssh: host not known statically: %s", dest.arg)
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: "ssh", Host: host, Port: port})
+	for _, o := range p.all("-L", "-D") {
+		parts := strings.Split(o.val, ":")
+		if len(parts) == 1 || len(parts) == 3 {
+			c.r.s.add(Effect{Kind: Listen, Program: "ssh", Port: parts[0]})
+		} else if len(parts) == 4 {
+			c.r.s.add(Effect{Kind: Listen, Program: "ssh", Host: parts[0], Port: parts[1]})
+		}
+	}
+	cmd := p.rest[1:]
+	start := len(c.r.s.out)
+	if len(cmd) > 0 {
+		c.shellText("ssh", joinWords(cmd), nil)
+		if c.in != nil {
+			c.sendStdin(host, port, "")
+		}
+	} else if c.in != nil {
+		if c.in.kind == sText {
+			c.r.s.shellIn(c.in.text, nil)
+		} else {
+			c.sendStdin(host, port, "")
+			c.r.s.unknown(false, "ssh runs on %s commands from %s", host, c.in.source())
+		}
+	}
+	for i := start; i < len(c.r.s.out); i++ {
+		e := &c.r.s.out[i]
+		if e.Remote == "" && !(e.Kind == Send && e.Program == "ssh") {
+			e.Remote = host
+		}
+	}
+	return c.filter()
+}
+
+func hScp(c *call) *stream {
+	p := parseOpts(c.args(), opts("-P -i -o -F -c -l -S -J -D -X"), false)
+	if len(p.ops) < 2 {
+		return nil
+	}
+	srcs, dst := p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1]
+	c.transfer(srcs, dst, p.has("-r"), false)
+	return nil
+}
+
+// transfer is scp's and rsync's copy: to a remote host it is a Send of
+// each local source, from one a Download, between local paths a copy.
+func (c *call) transfer(srcs []sword, dst sword, rec, del bool) {
+	dhost, dpath, dremote := remoteSpec(dst.val)
+	if dremote && dst.known {
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: dhost, Port: "22"})
+	}
+	for _, s := range srcs {
+		if !s.known {
+			c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, s.arg)
+			continue
+		}
+		shost, spath, sremote := remoteSpec(s.val)
+		switch {
+		case dremote && !sremote:
+			c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: dhost, Path: dpath, Source: c.r.path(s.val, false), Recursive: rec})
+		case sremote && !dremote:
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: shost, Port: "22"})
+			if dst.known {
+				c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: shost, URL: s.val, Path: c.r.path(dst.val, false), Recursive: rec})
+			}
+			_ = spath
+		case !sremote && !dremote:
+			c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
+			c.file(Write, dst, func(e *Effect) { e.Recursive = e.Recursive || rec })
+		}
+	}
+	if del && !dremote {
+		c.file(Delete, dst, func(e *Effect) { e.Recursive = true })
+	}
+}
+
+func hRsync(c *call) *stream {
+	p := parseOpts(c.args(), opts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
+	if len(p.ops) < 2 {
+		return nil
+	}
+	rec := p.has("-r", "-a", "--recursive", "--archive")
+	del := p.has("--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-delay", "--delete-excluded", "--remove-source-files")
+	c.transfer(p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1], rec, del)
+	return nil
+}
+
+func hSftp(c *call) *stream {
+	p := parseOpts(c.args(), opts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
+	if len(p.ops) == 0 {
+		return nil
+	}
+	host, _, _ := remoteSpec(p.ops[0].val + ":")
+	c.r.s.add(Effect{Kind: Connect, Program: "sftp", Host: host, Port: "22"})
+	var batch string
+	if b, ok := p.get("-b"); ok {
+		c.file(Read, b, nil)
+		if b.val != "-" {
+			c.r.s.unknown(false, "sftp runs the commands in %s", b.arg)
+			return nil
+		}
+	}
+	if c.in != nil && c.in.kind == sText {
+		batch = c.in.text
+	} else if c.in != nil {
+		c.r.s.unknown(false, "sftp runs commands from %s", c.in.source())
+		return nil
+	}
+	for _, line := range strings.Split(batch, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "put" || f[0] == "mput") {
+			c.file(Read, lit(f[1]), nil)
+			c.r.s.add(Effect{Kind: Send, Program: "sftp", Host: host, Source: c.r.path(f[1], false)})
+		}
+	}
+	return nil
+}
+
+func hDNS(c *call) *stream {
+	p := parseOpts(c.args(), opts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
+	server := ""
+	var names []sword
+	for _, w := range p.ops {
+		if w.known && strings.HasPrefix(w.val, "@") {
+			server = w.val[1:]
+			continue
+		}
+		if w.known && (strings.HasPrefix(w.val, "+") || strings.HasPrefix(w.val, "-")) {
+			continue
+		}
+		names = append(names, w)
+	}
+	if c.prog == "nslookup" && len(names) > 1 {
+		server, names = names[1].val, names[:1]
+	}
+	if c.prog == "host" && len(names) > 1 {
+		server, names = names[1].val, names[:1]
+	}
+	for _, w := range names {
+		if !w.known {
+			c.connectURL(w)
+			continue
+		}
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: w.val, Port: "53"})
+	}
+	if server != "" {
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: server, Port: "53"})
+	}
+	return c.filter()
+}
+
+func hPing(c *call) *stream {
+	p := parseOpts(c.args(), opts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
+	for _, w := range p.ops {
+		if !w.known {
+			c.connectURL(w)
+			continue
+		}
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: w.val})
+	}
+	return c.filter()
+}

@@ -1,0 +1,1386 @@
+package effects
+
+import (
+	"regexp"
+	"strings"
+)
+
+// handler applies what a program does to its operands and returns what it
+// writes on its standard output.
+type handler func(c *call) *stream
+
+// programs is the table of programs the shell reader knows. A program not
+// in it still yields its Run (with argv), and its output is a filter of
+// its input.
+var programs map[string]handler
+
+func init() {
+	programs = map[string]handler{
+		// files
+		"rm": hRm, "rmdir": hDeleteOps, "unlink": hDeleteOps, "shred": hShred,
+		"cp": hCopy, "mv": hMove, "install": hInstall, "ln": hLn, "link": hLn,
+		"mkdir": hCreateOps, "touch": hTouch, "mkfifo": hCreateOps, "mknod": hMknod,
+		"truncate": hTruncate, "tee": hTee, "dd": hDd,
+		"sed": hSed, "chmod": hChmod, "chown": hChown, "chgrp": hChown,
+		"setfacl": hSetfacl, "setcap": hSetcap, "chattr": hChattr,
+		"tar": hTar, "zip": hZip, "unzip": hUnzip, "7z": h7z, "7za": h7z,
+		"gzip": hCompress, "gunzip": hCompress, "bzip2": hCompress, "bunzip2": hCompress,
+		"xz": hCompress, "unxz": hCompress, "zstd": hCompress, "lz4": hCompress,
+		"zcat": hReadOps, "bzcat": hReadOps, "xzcat": hReadOps,
+		"cat": hCat, "tac": hReadOps, "less": hReadOps, "more": hReadOps, "nl": hReadOps,
+		"head": hHeadTail, "tail": hHeadTail, "strings": hReadOps, "od": hReadOps, "hexdump": hReadOps,
+		"wc": hReadOps, "uniq": hReadOps, "md5sum": hReadOps, "sha1sum": hReadOps, "sha256sum": hReadOps,
+		"sha512sum": hReadOps, "cksum": hReadOps, "b2sum": hReadOps, "file": hReadOps,
+		"cmp": hReadOps, "comm": hReadOps, "paste": hReadOps, "fold": hReadOps, "fmt": hReadOps,
+		"column": hReadOps, "shuf": hReadOps, "expand": hReadOps, "look": hReadOps,
+		"diff": hDiff, "sort": hSort, "cut": hCut, "split": hReadOps, "iconv": hIconv,
+		"grep": hGrep, "egrep": hGrep, "fgrep": hGrep, "rg": hGrep, "ag": hGrep, "zgrep": hGrep,
+		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk, "jq": hJq,
+		"vi": hEdit, "vim": hEdit, "nvim": hEdit, "nano": hEdit, "emacs": hEdit, "ed": hEdit,
+		"base64": hBase64, "base32": hBase64, "xxd": hXxd, "rev": hRev, "tr": hPass,
+		"echo": hEcho, "printf": hPrintf, "openssl": hOpenssl,
+		"find": hFind, "xargs": hXargs,
+		// network
+		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
+		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
+		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTelnet,
+		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
+		"ping": hPing, "ping6": hPing, "traceroute": hPing,
+		// processes
+		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill,
+		"systemctl": hSystemctl, "service": hService,
+		// privileges
+		"sudo": hSudo, "doas": hSudo, "su": hSu, "runuser": hRunuser, "pkexec": hPkexec,
+		"useradd": hPriv, "adduser": hPriv, "usermod": hPriv, "userdel": hPriv, "deluser": hPriv,
+		"groupadd": hPriv, "groupmod": hPriv, "gpasswd": hPriv, "passwd": hPriv, "chpasswd": hPriv,
+		"visudo": hPriv, "chsh": hPriv, "newgrp": hPriv, "sg": hSg,
+		// wrappers
+		"env": hEnv, "nice": hWrap(opts("-n --adjustment"), 0), "nohup": hWrap(nil, 0),
+		"timeout": hWrap(opts("-s --signal -k --kill-after"), 1),
+		"stdbuf":  hWrap(opts("-i -o -e --input --output --error"), 0),
+		"ionice":  hWrap(opts("-c -n -p -P -u --class --classdata"), 0),
+		"chrt":    hWrap(opts("-T -P -D"), 1), "taskset": hTaskset,
+		"setsid": hWrap(nil, 0), "time": hWrap(opts("-o -f --output --format"), 0),
+		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(opts("-a"), 0),
+		"busybox": hWrap(nil, 0), "chroot": hChroot, "unshare": hWrap(opts("--map-user --map-group --setuid --setgid"), 0),
+		"nsenter":  hWrap(opts("-t --target -S -G --setuid --setgid"), 0),
+		"strace":   hWrap(opts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
+		"ltrace":   hWrap(opts("-o -e -p -s -u -n -a -l -x -L"), 0),
+		"fakeroot": hWrap(nil, 0), "firejail": hWrap(nil, 0), "torsocks": hWrap(nil, 0),
+		"proxychains": hWrap(opts("-f"), 0), "proxychains4": hWrap(opts("-f"), 0),
+		"xvfb-run": hWrap(opts("-n -s -f -e -p"), 0), "caffeinate": hWrap(opts("-t -w"), 0),
+		"rlwrap": hWrap(nil, 0), "nocache": hWrap(nil, 0), "catchsegv": hWrap(nil, 0),
+		"faketime": hWrap(opts("-f"), 1), "systemd-run": hWrap(opts("-u --unit -p --property -M --machine --description --slice -E --setenv --uid --gid --working-directory"), 0),
+		"watch": hWatch, "parallel": hParallel, "flock": hFlock, "script": hScript,
+		"screen": hScreen, "tmux": hTmux, "at": hAt, "batch": hAt,
+		// shell builtins
+		"cd": hCd, "pushd": hCd, "popd": hPopd, "alias": hAlias, "unalias": hUnalias,
+		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
+		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
+		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
+		"crontab": hCrontab,
+	}
+	for _, s := range shellNames {
+		programs[s] = hShell
+	}
+}
+
+// shellNames are the programs read as POSIX/bash shells.
+var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "yash", "posh", "fish", "ksh93", "lksh", "oksh", "csh", "tcsh"}
+
+var interpreterRE = regexp.MustCompile(`^(python|pypy|node|nodejs|perl|ruby|php|deno|bun)([0-9][0-9.]*)?$`)
+
+// lookupProgram returns the handler of a base name (python3.12 is
+// python's, mkfs.ext4 has none).
+func lookupProgram(base string) handler {
+	if h, ok := programs[base]; ok {
+		return h
+	}
+	if m := interpreterRE.FindStringSubmatch(base); m != nil {
+		switch m[1] {
+		case "python", "pypy":
+			return hPython
+		case "node", "nodejs", "deno", "bun":
+			return hNode
+		case "perl":
+			return hPerl
+		case "ruby":
+			return hRuby
+		case "php":
+			return hPhp
+		}
+	}
+	return nil
+}
+
+// ---- files ----
+
+var rmOpts = opts("--interactive --preserve-root")
+
+func hRm(c *call) *stream {
+	p := parseOpts(c.args(), rmOpts, false)
+	rec := p.has("-r", "-R", "--recursive")
+	for _, w := range p.ops {
+		c.file(Delete, w, func(e *Effect) { e.Recursive = e.Recursive || rec })
+	}
+	return nil
+}
+
+func hDeleteOps(c *call) *stream {
+	p := parseOpts(c.args(), nil, false)
+	c.files(Delete, p.ops, false)
+	return nil
+}
+
+func hShred(c *call) *stream {
+	p := parseOpts(c.args(), opts("-n --iterations -s --size --random-source --remove"), false)
+	c.files(Write, p.ops, false)
+	if p.has("-u", "--remove") {
+		c.files(Delete, p.ops, false)
+	}
+	return nil
+}
+
+var cpOpts = opts("-t --target-directory -S --suffix")
+
+func splitCopy(c *call, p *parsed) (srcs []sword, dst sword, intoDir, ok bool) {
+	if t, has := p.get("-t", "--target-directory"); has {
+		return p.ops, t, true, len(p.ops) > 0
+	}
+	if len(p.ops) < 2 {
+		if len(p.ops) == 1 {
+			c.r.s.unknown(false, "%s with one operand", c.prog)
+		}
+		return nil, sword{}, false, false
+	}
+	srcs, dst = p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1]
+	anyGlob := false
+	for _, s := range srcs {
+		anyGlob = anyGlob || s.glob
+	}
+	intoDir = !p.has("-T", "--no-target-directory") && (len(srcs) > 1 || anyGlob || strings.HasSuffix(dst.val, "/") || dst.val == "." || dst.val == "..")
+	return srcs, dst, intoDir, true
+}
+
+func hCopy(c *call) *stream {
+	p := parseOpts(c.args(), cpOpts, false)
+	rec := p.has("-r", "-R", "-a", "--recursive", "--archive")
+	srcs, dst, into, ok := splitCopy(c, p)
+	if !ok {
+		return nil
+	}
+	for _, s := range srcs {
+		c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
+		c.file(Write, c.dest(s, dst, into), func(e *Effect) { e.Recursive = e.Recursive || rec })
+	}
+	return nil
+}
+
+func hMove(c *call) *stream {
+	p := parseOpts(c.args(), cpOpts, false)
+	srcs, dst, into, ok := splitCopy(c, p)
+	if !ok {
+		return nil
+	}
+	for _, s := range srcs {
+		d := c.dest(s, dst, into)
+		if !d.known {
+			c.r.s.unknown(false, "mv: destination not known statically: %s", d.arg)
+			continue
+		}
+		dp := c.r.path(d.val, true)
+		c.file(Move, s, func(e *Effect) { e.Dest = dp })
+	}
+	return nil
+}
+
+func hInstall(c *call) *stream {
+	p := parseOpts(c.args(), opts("-m --mode -o --owner -g --group -t --target-directory -S --suffix -Z --context"), false)
+	mode, hasMode := p.get("-m", "--mode")
+	if p.has("-d", "--directory") {
+		c.files(Create, p.ops, false)
+		if hasMode {
+			for _, w := range p.ops {
+				c.chmod(w, mode.val, false)
+			}
+		}
+		return nil
+	}
+	srcs, dst, into, ok := splitCopy(c, p)
+	if !ok {
+		return nil
+	}
+	for _, s := range srcs {
+		c.file(Read, s, nil)
+		d := c.dest(s, dst, into)
+		c.file(Write, d, nil)
+		if hasMode {
+			c.chmod(d, mode.val, false)
+		}
+	}
+	return nil
+}
+
+func hLn(c *call) *stream {
+	p := parseOpts(c.args(), cpOpts, false)
+	sym := p.has("-s", "--symbolic")
+	var targets []sword
+	var link sword
+	into := false
+	if t, has := p.get("-t", "--target-directory"); has {
+		targets, link, into = p.ops, t, true
+	} else if len(p.ops) == 1 {
+		targets, link, into = p.ops, lit("."), true
+	} else if len(p.ops) >= 2 {
+		targets, link = p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1]
+		into = len(targets) > 1 || strings.HasSuffix(link.val, "/")
+	}
+	for _, t := range targets {
+		if !t.known {
+			c.r.s.unknown(false, "ln: link target not known statically: %s", t.arg)
+			continue
+		}
+		l := c.dest(t, link, into)
+		dest := t.val
+		if sym && !strings.HasPrefix(dest, "/") && l.known {
+			// A relative symbolic link points from the link's directory.
+			dir := c.r.s.resolve(l.val)
+			if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+				dest = dir[:i+1] + dest
+			}
+		}
+		dp := c.r.path(dest, false)
+		c.file(Create, l, func(e *Effect) { e.Dest = dp })
+	}
+	return nil
+}
+
+func hCreateOps(c *call) *stream {
+	p := parseOpts(c.args(), opts("-m --mode -Z --context"), false)
+	c.files(Create, p.ops, false)
+	if m, ok := p.get("-m", "--mode"); ok {
+		for _, w := range p.ops {
+			c.chmod(w, m.val, false)
+		}
+	}
+	return nil
+}
+
+func hMknod(c *call) *stream {
+	p := parseOpts(c.args(), opts("-m --mode -Z --context"), false)
+	if len(p.ops) > 0 {
+		c.file(Create, p.ops[0], nil)
+	}
+	return nil
+}
+
+func hTouch(c *call) *stream {
+	p := parseOpts(c.args(), opts("-d --date -t -r --reference"), false)
+	c.files(Create, p.ops, false)
+	return nil
+}
+
+func hTruncate(c *call) *stream {
+	p := parseOpts(c.args(), opts("-s --size -r --reference"), false)
+	c.files(Write, p.ops, false)
+	return nil
+}
+
+func hTee(c *call) *stream {
+	p := parseOpts(c.args(), opts("--output-error"), false)
+	app := p.has("-a", "--append")
+	for _, w := range p.ops {
+		c.file(Write, w, func(e *Effect) { e.Append = app })
+	}
+	return c.in
+}
+
+func hDd(c *call) *stream {
+	var from []string
+	out := true
+	for _, w := range c.args() {
+		if !w.known {
+			c.r.s.unknown(false, "dd: operand not known statically: %s", w.arg)
+			continue
+		}
+		k, v, ok := strings.Cut(w.val, "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "if":
+			c.file(Read, lit(v), nil)
+			from = append(from, c.paths([]sword{lit(v)})...)
+		case "of":
+			c.file(Write, lit(v), nil)
+			out = false
+		}
+	}
+	if !out {
+		return nil
+	}
+	return c.filter(from...)
+}
+
+var sedOpts = opts("-e --expression -f --file -l --line-length")
+
+func hSed(c *call) *stream {
+	args := c.args()
+	inPlace := false
+	var rest []sword
+	for _, w := range args {
+		if w.known && (strings.HasPrefix(w.val, "-i") || strings.HasPrefix(w.val, "--in-place") ||
+			(len(w.val) > 1 && w.val[0] == '-' && w.val[1] != '-' && strings.Contains(w.val, "i") && !strings.ContainsAny(w.val, "ef"))) {
+			inPlace = true
+			continue
+		}
+		rest = append(rest, w)
+	}
+	p := parseOpts(rest, sedOpts, false)
+	files := p.ops
+	if !p.has("-e", "--expression", "-f", "--file") && len(files) > 0 {
+		files = files[1:]
+	}
+	for _, f := range p.all("-f", "--file") {
+		c.file(Read, f, nil)
+	}
+	c.files(Read, files, false)
+	if inPlace {
+		c.files(Write, files, false)
+		return nil
+	}
+	return c.filter(c.paths(files)...)
+}
+
+// chmod records a mode change, and a Privilege when it sets the setuid or
+// setgid bit.
+func (c *call) chmod(w sword, mode string, rec bool) {
+	c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
+	if setuidMode(mode) && w.known {
+		c.r.s.add(Effect{Kind: Privilege, Program: c.prog, Path: c.r.path(w.val, false), Mode: mode})
+	}
+}
+
+func setuidMode(m string) bool {
+	if m == "" {
+		return false
+	}
+	if m[0] >= '0' && m[0] <= '7' {
+		return len(m) >= 4 && (m[len(m)-4]-'0')&6 != 0
+	}
+	for _, clause := range strings.Split(m, ",") {
+		who, perm, found := strings.Cut(clause, "+")
+		if !found {
+			who, perm, found = strings.Cut(clause, "=")
+		}
+		if found && strings.Contains(perm, "s") && (who == "" || strings.ContainsAny(who, "uga")) {
+			return true
+		}
+	}
+	return false
+}
+
+var modeRE = regexp.MustCompile(`^([ugoa]*[-+=][rwxXstugo]*,?)+$|^[0-7]{3,4}$`)
+
+func hChmod(c *call) *stream {
+	var mode string
+	var ops []sword
+	rec := false
+	ref := false
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		a := w.val
+		switch {
+		case !w.known:
+			ops = append(ops, w)
+		case a == "-R" || a == "--recursive":
+			rec = true
+		case strings.HasPrefix(a, "--reference"):
+			ref = true
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case mode == "" && !ref && modeRE.MatchString(a):
+			mode = a
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Trim(a[1:], "Rvcf") == "":
+			rec = rec || strings.Contains(a, "R")
+		case strings.HasPrefix(a, "--"):
+		default:
+			ops = append(ops, w)
+		}
+	}
+	for _, w := range ops {
+		c.chmod(w, mode, rec)
+	}
+	return nil
+}
+
+func hChown(c *call) *stream {
+	p := parseOpts(c.args(), opts("--reference --from"), false)
+	rec := p.has("-R", "--recursive")
+	ops := p.ops
+	owner := ""
+	if _, ref := p.get("--reference"); !ref && len(ops) > 0 {
+		owner, ops = ops[0].arg, ops[1:]
+	}
+	for _, w := range ops {
+		c.file(Chown, w, func(e *Effect) { e.Mode = owner; e.Recursive = e.Recursive || rec })
+	}
+	return nil
+}
+
+func hSetfacl(c *call) *stream {
+	p := parseOpts(c.args(), opts("-m --modify -x --remove -M --modify-file -X --remove-file --set --set-file"), false)
+	spec, _ := p.get("-m", "--modify", "-x", "--remove", "--set")
+	rec := p.has("-R", "--recursive")
+	for _, w := range p.ops {
+		c.file(Chmod, w, func(e *Effect) { e.Mode = spec.arg; e.Recursive = e.Recursive || rec })
+	}
+	return nil
+}
+
+func hSetcap(c *call) *stream {
+	p := parseOpts(c.args(), opts("-n"), false)
+	ops := p.ops
+	if p.has("-r") {
+		c.files(Chmod, ops, false)
+		return nil
+	}
+	for i := 0; i+1 < len(ops); i += 2 {
+		caps, f := ops[i], ops[i+1]
+		c.file(Chmod, f, func(e *Effect) { e.Mode = caps.arg })
+		if f.known {
+			c.r.s.add(Effect{Kind: Privilege, Program: "setcap", Path: c.r.path(f.val, false), Mode: caps.arg})
+		}
+	}
+	return nil
+}
+
+func hChattr(c *call) *stream {
+	args := c.args()
+	mode := ""
+	rec := false
+	var ops []sword
+	for _, w := range args {
+		switch {
+		case w.known && w.val == "-R":
+			rec = true
+		case w.known && mode == "" && len(w.val) > 1 && (w.val[0] == '+' || w.val[0] == '-' || w.val[0] == '='):
+			mode = w.val
+		default:
+			ops = append(ops, w)
+		}
+	}
+	for _, w := range ops {
+		c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
+	}
+	return nil
+}
+
+func hReadOps(c *call) *stream {
+	p := parseOpts(c.args(), opts("-n -c --lines --bytes -w -s -t -N -j -A -B -C -e -f"), false)
+	c.files(Read, p.ops, false)
+	return c.filter(c.paths(p.ops)...)
+}
+
+func hHeadTail(c *call) *stream {
+	args := c.args()
+	var rest []sword
+	for _, w := range args {
+		if w.known && len(w.val) > 1 && w.val[0] == '-' && strings.Trim(w.val[1:], "0123456789") == "" {
+			continue // head -20
+		}
+		rest = append(rest, w)
+	}
+	p := parseOpts(rest, opts("-n -c --lines --bytes -s --sleep-interval --pid"), false)
+	c.files(Read, p.ops, false)
+	return c.filter(c.paths(p.ops)...)
+}
+
+func hCat(c *call) *stream {
+	p := parseOpts(c.args(), nil, false)
+	if len(p.ops) == 0 {
+		return c.in
+	}
+	c.files(Read, p.ops, false)
+	if len(p.ops) == 1 && p.ops[0].known {
+		if p.ops[0].val == "-" {
+			return c.in
+		}
+		if p.ops[0].out != nil {
+			return p.ops[0].out
+		}
+		return &stream{kind: sFile, path: c.r.path(p.ops[0].val, false)}
+	}
+	return c.filter(c.paths(p.ops)...)
+}
+
+func hDiff(c *call) *stream {
+	p := parseOpts(c.args(), opts("-x --exclude -X --exclude-from -I -L --label -F -C -U --from-file --to-file"), false)
+	rec := p.has("-r", "--recursive")
+	c.files(Read, p.ops, rec)
+	return c.filter(c.paths(p.ops)...)
+}
+
+func hSort(c *call) *stream {
+	p := parseOpts(c.args(), opts("-k --key -t --field-separator -S --buffer-size -T --temporary-directory -o --output --files0-from --parallel --batch-size"), false)
+	c.files(Read, p.ops, false)
+	if o, ok := p.get("-o", "--output"); ok {
+		c.file(Write, o, nil)
+		return nil
+	}
+	return c.filter(c.paths(p.ops)...)
+}
+
+func hCut(c *call) *stream {
+	p := parseOpts(c.args(), opts("-d -f -c -b --delimiter --fields --characters --bytes --output-delimiter"), false)
+	c.files(Read, p.ops, false)
+	return c.filter(c.paths(p.ops)...)
+}
+
+func hIconv(c *call) *stream {
+	p := parseOpts(c.args(), opts("-f -t -o --from-code --to-code --output"), false)
+	c.files(Read, p.ops, false)
+	if o, ok := p.get("-o", "--output"); ok {
+		c.file(Write, o, nil)
+		return nil
+	}
+	return c.filter(c.paths(p.ops)...)
+}
+
+var grepOpts = opts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --include-dir --label --color --colour -d --directories -D --devices --binary-files -g --glob -t --type -T --type-not --max-depth -j --threads --ignore-file -E --encoding --pre -M --max-columns --sort --sortr")
+
+func hGrep(c *call) *stream {
+	args := c.args()
+	// ripgrep's -E is an encoding, GNU grep's -E a flag.
+	valued := grepOpts
+	if c.prog != "rg" && c.prog != "ag" {
+		valued = opts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --label --color --colour -d --directories -D --devices --binary-files")
+	}
+	p := parseOpts(args, valued, false)
+	files := p.ops
+	if !p.has("-e", "--regexp", "-f", "--file") && len(files) > 0 {
+		files = files[1:]
+	}
+	for _, f := range p.all("-f", "--file") {
+		c.file(Read, f, nil)
+	}
+	rec := p.has("-r", "-R", "--recursive", "--dereference-recursive") || c.prog == "rg" || c.prog == "ag"
+	if len(files) == 0 && rec {
+		files = []sword{lit(".")}
+	}
+	c.files(Read, files, rec)
+	return c.filter(c.paths(files)...)
+}
+
+func hAwk(c *call) *stream {
+	p := parseOpts(c.args(), opts("-F -v -f --field-separator --assign --file -i --include -l --load -e --source"), false)
+	ops := p.ops
+	prog := ""
+	if fs := p.all("-f", "--file"); len(fs) > 0 {
+		for _, f := range fs {
+			c.file(Read, f, nil)
+		}
+	} else if len(ops) > 0 {
+		prog, ops = ops[0].val, ops[1:]
+		if !p.ops[0].known {
+			c.r.s.unknown(false, "%s program not known statically: %s", c.prog, p.ops[0].arg)
+		}
+	}
+	var files []sword
+	for _, w := range ops {
+		if w.known && strings.Contains(w.val, "=") && !strings.Contains(w.val, "/") {
+			continue // var=value
+		}
+		files = append(files, w)
+	}
+	c.files(Read, files, false)
+	c.awkProgram(prog)
+	return c.filter(c.paths(files)...)
+}
+
+var awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+
+// awkProgram reads the commands an awk program runs: system("literal")
+// is read as shell; other ways of running commands (system of an
+// expression, "cmd" | getline, print | "cmd") are Unknown.
+func (c *call) awkProgram(prog string) {
+	if prog == "" {
+		return
+	}
+	found := awkSystemRE.FindAllStringSubmatch(prog, -1)
+	for _, m := range found {
+		c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
+	}
+	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || regexp.MustCompile(`\|\s*"`).MatchString(prog) {
+		c.r.s.unknown(false, "%s program runs commands not known statically", c.prog)
+	}
+	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(prog, -1) {
+		c.file(Write, lit(m[1]), nil)
+	}
+}
+
+func hJq(c *call) *stream {
+	args := c.args()
+	var rest []sword
+	for i := 0; i < len(args); i++ {
+		if a := args[i]; a.known {
+			switch a.val {
+			case "--arg", "--argjson", "--slurpfile", "--rawfile":
+				if a.val == "--slurpfile" || a.val == "--rawfile" {
+					if i+2 < len(args) {
+						c.file(Read, args[i+2], nil)
+					}
+				}
+				i += 2
+				continue
+			}
+		}
+		rest = append(rest, args[i])
+	}
+	p := parseOpts(rest, opts("-f --from-file --indent -L"), false)
+	files := p.ops
+	if f, ok := p.get("-f", "--from-file"); ok {
+		c.file(Read, f, nil)
+	} else if len(files) > 0 {
+		files = files[1:]
+	}
+	c.files(Read, files, false)
+	return c.filter(c.paths(files)...)
+}
+
+func hEdit(c *call) *stream {
+	p := parseOpts(c.args(), opts("-c -S -u -i -T"), false)
+	for _, w := range p.ops {
+		if w.known && strings.HasPrefix(w.val, "+") {
+			continue
+		}
+		c.file(Read, w, nil)
+		c.file(Write, w, nil)
+	}
+	return nil
+}
+
+func hPass(c *call) *stream { return c.filter() }
+
+// ---- archives ----
+
+func hTar(c *call) *stream {
+	args := append([]sword(nil), c.args()...)
+	// Old style: "tar czf a.tgz dir" (the first word is a cluster without a dash).
+	if len(args) > 0 && args[0].known && args[0].val != "" && args[0].val[0] != '-' && strings.Trim(args[0].val, "AcdrtuxzjJavfpkCTOPSWlhmoZ") == "" {
+		args[0] = lit("-" + args[0].val)
+	}
+	p := parseOpts(args, opts("-f --file -C --directory -T --files-from -X --exclude-from -b --blocking-factor -H --format -I --use-compress-program -g --listed-incremental -N --newer --owner --group --mode --transform --xform -L --tape-length -V --label"), false)
+	file, hasFile := p.get("-f", "--file")
+	toStdio := !hasFile || (file.known && file.val == "-")
+	dir, hasDir := p.get("-C", "--directory")
+	switch {
+	case p.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate"):
+		var from []string
+		for _, w := range p.ops {
+			src := w
+			if hasDir && w.known && !strings.HasPrefix(w.val, "/") && dir.known {
+				src = lit(strings.TrimSuffix(dir.val, "/") + "/" + w.val)
+			}
+			c.file(Read, src, func(e *Effect) { e.Recursive = true })
+			from = append(from, c.paths([]sword{src})...)
+		}
+		for _, f := range p.all("-T", "--files-from") {
+			c.file(Read, f, nil)
+			c.r.s.unknown(false, "tar: files listed in %s not known", f.arg)
+		}
+		if toStdio {
+			return c.filter(from...)
+		}
+		if host, _, remote := remoteSpec(file.val); remote && file.known {
+			c.r.s.add(Effect{Kind: Send, Program: "tar", Host: host, Source: "output"})
+			return nil
+		}
+		c.file(Write, file, nil)
+		return nil
+	case p.has("-x", "--extract", "--get"):
+		if !toStdio {
+			c.file(Read, file, nil)
+		}
+		if p.has("-O", "--to-stdout") {
+			return c.filter()
+		}
+		d := lit(".")
+		if hasDir {
+			d = dir
+		}
+		c.file(Write, d, func(e *Effect) { e.Recursive = true })
+		return nil
+	default:
+		if !toStdio {
+			c.file(Read, file, nil)
+		}
+		return c.filter()
+	}
+}
+
+func hZip(c *call) *stream {
+	p := parseOpts(c.args(), opts("-x -i -P --password -b -n -t -tt -O --output-file -s"), false)
+	if len(p.ops) == 0 {
+		return nil
+	}
+	rec := p.has("-r", "--recurse-paths")
+	archive, files := p.ops[0], p.ops[1:]
+	c.files(Read, files, rec)
+	if archive.known && archive.val == "-" {
+		return c.filter(c.paths(files)...)
+	}
+	c.file(Write, archive, nil)
+	return nil
+}
+
+func hUnzip(c *call) *stream {
+	p := parseOpts(c.args(), opts("-d -x -P"), false)
+	if len(p.ops) == 0 {
+		return nil
+	}
+	c.file(Read, p.ops[0], nil)
+	if p.has("-l", "-t", "-v", "-Z") {
+		return c.filter()
+	}
+	if p.has("-p", "-c") {
+		return c.filter(c.paths(p.ops[:1])...)
+	}
+	d := lit(".")
+	if v, ok := p.get("-d"); ok {
+		d = v
+	}
+	c.file(Write, d, func(e *Effect) { e.Recursive = true })
+	return nil
+}
+
+func h7z(c *call) *stream {
+	args := c.args()
+	if len(args) < 2 {
+		return nil
+	}
+	cmd := args[0].val
+	var ops []sword
+	out := lit(".")
+	for _, w := range args[1:] {
+		if w.known && strings.HasPrefix(w.val, "-o") {
+			out = lit(w.val[2:])
+			continue
+		}
+		if w.known && strings.HasPrefix(w.val, "-") {
+			continue
+		}
+		ops = append(ops, w)
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	switch cmd {
+	case "a", "u":
+		c.file(Write, ops[0], nil)
+		c.files(Read, ops[1:], true)
+	case "x", "e":
+		c.file(Read, ops[0], nil)
+		c.file(Write, out, func(e *Effect) { e.Recursive = true })
+	default:
+		c.file(Read, ops[0], nil)
+	}
+	return c.filter()
+}
+
+func hCompress(c *call) *stream {
+	p := parseOpts(c.args(), opts("-S --suffix -T --threads -b"), false)
+	c.files(Read, p.ops, false)
+	toStdout := p.has("-c", "--stdout", "--to-stdout") || len(p.ops) == 0
+	if toStdout {
+		return c.filter(c.paths(p.ops)...)
+	}
+	for _, w := range p.ops {
+		c.file(Write, w, nil)
+	}
+	return nil
+}
+
+// ---- find and xargs ----
+
+func hFind(c *call) *stream {
+	args := c.args()
+	i := 0
+	for i < len(args) && args[i].known && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-O") || args[i].val == "-D") {
+		if args[i].val == "-D" {
+			i++
+		}
+		i++
+	}
+	var roots []sword
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a.known && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ")") {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []sword{lit(".")}
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			continue
+		}
+		switch a.val {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			var cmd []sword
+			j := i + 1
+			for ; j < len(args); j++ {
+				if args[j].known && (args[j].val == ";" || args[j].val == "+") {
+					break
+				}
+				cmd = append(cmd, args[j])
+			}
+			i = j
+			for _, root := range roots {
+				ws := make([]sword, len(cmd))
+				for k, w := range cmd {
+					ws[k] = w
+					if w.known && strings.Contains(w.val, "{}") && root.known {
+						ws[k] = sword{arg: w.arg, val: strings.ReplaceAll(w.val, "{}", root.val), known: true, tree: true}
+					} else if w.known && strings.Contains(w.val, "{}") {
+						ws[k] = sword{arg: w.arg}
+					}
+				}
+				c.r.run(ws, nil, nil)
+			}
+		case "-delete":
+			for _, root := range roots {
+				c.file(Delete, root, func(e *Effect) { e.Recursive = true })
+			}
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(args) {
+				c.file(Write, args[i+1], nil)
+			}
+		}
+	}
+	st := &stream{kind: sOutput, prog: "find"}
+	for _, root := range roots {
+		if root.known {
+			st.from = append(st.from, c.r.path(root.val, false))
+		}
+	}
+	return st
+}
+
+func hXargs(c *call) *stream {
+	p := parseOpts(c.args(), opts("-I -n -P -L -s -E -e -d -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --max-chars --eof --process-slot-var"), true)
+	cmd := p.rest
+	if len(cmd) == 0 {
+		cmd = []sword{lit("echo")}
+	}
+	repl, hasRepl := p.get("-I", "--replace", "-i")
+	if hasRepl && repl.val == "" {
+		repl = lit("{}")
+	}
+	var items []sword
+	known := false
+	if f, ok := p.get("-a", "--arg-file"); ok {
+		c.file(Read, f, nil)
+	} else if c.in != nil && c.in.kind == sText {
+		known = true
+		sep := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
+		if p.has("-0", "--null") {
+			sep = func(r rune) bool { return r == 0 }
+		} else if d, ok := p.get("-d", "--delimiter"); ok && d.val != "" {
+			dr := []rune(d.val)[0]
+			sep = func(r rune) bool { return r == dr }
+		} else if hasRepl {
+			sep = func(r rune) bool { return r == '\n' }
+		}
+		for _, f := range strings.FieldsFunc(c.in.text, sep) {
+			items = append(items, lit(strings.Trim(f, `"'`)))
+		}
+	} else if c.in != nil && c.in.prog == "find" && len(c.in.from) > 0 {
+		for _, root := range c.in.from {
+			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: true})
+		}
+		known = true
+	}
+	if !known {
+		items = []sword{{arg: "(stdin)"}}
+	}
+	if len(items) > maxLoopItems {
+		items = items[:maxLoopItems]
+		c.r.s.unknown(true, "xargs: more than %d arguments read from its input", maxLoopItems)
+	}
+	if hasRepl {
+		for _, it := range items {
+			ws := make([]sword, len(cmd))
+			for k, w := range cmd {
+				ws[k] = w
+				if w.known && strings.Contains(w.val, repl.val) {
+					if it.known {
+						ws[k] = sword{arg: w.arg, val: strings.ReplaceAll(w.val, repl.val, it.val), known: true, tree: it.tree}
+					} else {
+						ws[k] = sword{arg: w.arg}
+					}
+				}
+			}
+			c.r.run(ws, nil, nil)
+		}
+		return c.filter()
+	}
+	return c.r.run(append(append([]sword(nil), cmd...), items...), nil, nil)
+}
+
+// ---- processes ----
+
+func hKill(c *call) *stream {
+	sig := ""
+	var targets []string
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.known && (a.val == "-l" || a.val == "-L" || a.val == "--list"):
+			return c.filter()
+		case a.known && (a.val == "-s" || a.val == "-n" || a.val == "--signal") && i+1 < len(args):
+			i++
+			sig = signalName(args[i].val)
+		case a.known && a.val == "--":
+			for _, t := range args[i+1:] {
+				targets = append(targets, t.arg)
+			}
+			i = len(args)
+		case a.known && sig == "" && len(a.val) > 1 && a.val[0] == '-':
+			sig = signalName(a.val[1:])
+		default:
+			targets = append(targets, a.arg)
+		}
+	}
+	if sig == "" {
+		sig = "TERM"
+	}
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	return nil
+}
+
+func hPkill(c *call) *stream {
+	args := c.args()
+	sig := ""
+	var rest []sword
+	for _, a := range args {
+		if a.known && sig == "" && len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' && (a.val[1] >= '0' && a.val[1] <= '9' || a.val[1] >= 'A' && a.val[1] <= 'Z') && a.val != "-U" && a.val != "-G" && a.val != "-P" && a.val != "-F" && a.val != "-I" && a.val != "-Z" {
+			sig = signalName(a.val[1:])
+			continue
+		}
+		rest = append(rest, a)
+	}
+	p := parseOpts(rest, opts("-s --signal -u --euid -U --uid -g --pgroup -G --group -P --parent -t --terminal -F --pidfile --ns --nslist -o --older-than -y --younger-than -c --context"), false)
+	if s, ok := p.get("-s", "--signal"); ok {
+		sig = signalName(s.val)
+	}
+	if sig == "" {
+		sig = "TERM"
+	}
+	var targets []string
+	for _, w := range p.ops {
+		targets = append(targets, w.arg)
+	}
+	if u, ok := p.get("-u", "--user", "--euid", "-U", "--uid"); ok {
+		targets = append(targets, "user:"+u.arg)
+	}
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	return nil
+}
+
+func hSystemctl(c *call) *stream {
+	p := parseOpts(c.args(), opts("-s --signal -t --type --state -p --property -H --host -M --machine --root --kill-whom --kill-value -n --lines -o --output --job-mode"), false)
+	if len(p.ops) == 0 {
+		return c.filter()
+	}
+	verb := p.ops[0].val
+	sig := "TERM"
+	switch verb {
+	case "stop", "disable", "mask", "restart", "try-restart", "reload-or-restart", "kill", "freeze":
+		if s, ok := p.get("-s", "--signal"); ok && verb == "kill" {
+			sig = signalName(s.val)
+		}
+		if verb == "disable" || verb == "mask" {
+			if !p.has("--now") {
+				sig = ""
+			}
+		}
+		var units []string
+		for _, w := range p.ops[1:] {
+			units = append(units, w.arg)
+		}
+		e := Effect{Kind: Signal, Program: "systemctl", Signal: sig, Targets: units}
+		if e.Signal == "" {
+			e.Signal = "TERM"
+		}
+		c.r.s.add(e)
+	}
+	return c.filter()
+}
+
+func hService(c *call) *stream {
+	ops := c.args()
+	if len(ops) >= 2 && ops[1].known {
+		switch ops[1].val {
+		case "stop", "restart", "force-reload", "force-stop":
+			c.r.s.add(Effect{Kind: Signal, Program: "service", Signal: "TERM", Targets: []string{ops[0].arg}})
+		}
+	}
+	return c.filter()
+}
+
+// ---- privileges and wrappers ----
+
+func hPriv(c *call) *stream {
+	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
+	return c.filter()
+}
+
+var sudoOpts = opts("-u --user -g --group -p --prompt -C --close-from -D --chdir -h --host -r --role -t --type -U --other-user -T --command-timeout")
+
+func hSudo(c *call) *stream {
+	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
+	p := parseOpts(c.args(), sudoOpts, true)
+	if p.has("-e", "--edit") {
+		for _, w := range p.rest {
+			c.file(Write, w, nil)
+		}
+		return nil
+	}
+	if p.has("-l", "--list", "-v", "--validate", "-k", "-K") && len(p.rest) == 0 {
+		return nil
+	}
+	rest := p.rest
+	if p.has("-s", "--shell", "-i", "--login") {
+		if len(rest) == 0 {
+			return c.r.run([]sword{lit("sh")}, c.in, c.env)
+		}
+		return c.r.run(append([]sword{lit("sh"), lit("-c")}, joinWords(rest)), c.in, c.env)
+	}
+	// sudo VAR=value cmd
+	for len(rest) > 0 && rest[0].known && isAssignWord(rest[0].val) {
+		rest = rest[1:]
+	}
+	return c.r.run(rest, c.in, c.env)
+}
+
+func isAssignWord(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// joinWords joins words with spaces, as ssh, su -c and watch hand them to
+// a shell.
+func joinWords(ws []sword) sword {
+	parts := make([]string, len(ws))
+	known := true
+	var out *stream
+	for i, w := range ws {
+		parts[i] = w.val
+		if !w.known {
+			known = false
+			parts[i] = w.arg
+			if len(ws) == 1 {
+				out = w.out
+			}
+		}
+	}
+	j := strings.Join(parts, " ")
+	if known {
+		return lit(j)
+	}
+	return sword{arg: j, out: out}
+}
+
+func hSu(c *call) *stream {
+	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
+	p := parseOpts(c.args(), opts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment --session-command"), false)
+	if cmd, ok := p.get("-c", "--command", "--session-command"); ok {
+		c.shellText("su", cmd, nil)
+		return c.filter()
+	}
+	return c.r.run([]sword{lit("sh")}, c.in, c.env)
+}
+
+func hRunuser(c *call) *stream {
+	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
+	p := parseOpts(c.args(), opts("-u --user -g --group -G --supp-group -c --command -s --shell -w"), true)
+	if cmd, ok := p.get("-c", "--command"); ok {
+		c.shellText("runuser", cmd, nil)
+		return c.filter()
+	}
+	if _, ok := p.get("-u", "--user"); ok {
+		return c.r.run(p.rest, c.in, c.env)
+	}
+	return c.r.run([]sword{lit("sh")}, c.in, c.env)
+}
+
+func hSg(c *call) *stream {
+	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
+	p := parseOpts(c.args(), opts("-c"), false)
+	if cmd, ok := p.get("-c"); ok {
+		c.shellText("sg", cmd, nil)
+	} else if len(p.ops) > 1 {
+		c.shellText("sg", p.ops[1], nil)
+	}
+	return c.filter()
+}
+
+func hPkexec(c *call) *stream {
+	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
+	p := parseOpts(c.args(), opts("--user -u"), true)
+	return c.r.run(p.rest, c.in, c.env)
+}
+
+// hWrap makes the handler of a wrapper: options (valued takes those with a
+// value), skip operands of its own (timeout's duration), then the command
+// it runs.
+func hWrap(valued optSet, skip int) handler {
+	return func(c *call) *stream {
+		p := parseOpts(c.args(), valued, true)
+		rest := p.rest
+		if len(rest) < skip {
+			return nil
+		}
+		return c.r.run(rest[skip:], c.in, c.env)
+	}
+}
+
+func hEnv(c *call) *stream {
+	args := c.args()
+	env := append([]shAssign(nil), c.env...)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			return c.r.run(args[i:], c.in, env)
+		}
+		switch {
+		case a.val == "--":
+			return c.r.run(args[i+1:], c.in, env)
+		case a.val == "-u" || a.val == "--unset" || a.val == "-C" || a.val == "--chdir" || a.val == "-P":
+			i++
+		case a.val == "-S" || a.val == "--split-string" || strings.HasPrefix(a.val, "--split-string=") || strings.HasPrefix(a.val, "-S") && len(a.val) > 2:
+			var s sword
+			switch {
+			case strings.HasPrefix(a.val, "--split-string="):
+				s = lit(strings.TrimPrefix(a.val, "--split-string="))
+			case len(a.val) > 2 && a.val != "--split-string":
+				s = lit(a.val[2:])
+			case i+1 < len(args):
+				i++
+				s = args[i]
+			}
+			if !s.known {
+				c.r.s.unknown(false, "env -S of a string not known statically: %s", s.arg)
+				return nil
+			}
+			ws := c.r.splitText(s.val)
+			return c.r.run(append(ws, args[i+1:]...), c.in, env)
+		case strings.HasPrefix(a.val, "-"):
+		case isAssignWord(a.val):
+			n, v, _ := strings.Cut(a.val, "=")
+			env = append(env, shAssign{name: n, val: lit(v)})
+		default:
+			return c.r.run(args[i:], c.in, env)
+		}
+	}
+	return c.filter()
+}
+
+func hTaskset(c *call) *stream {
+	p := parseOpts(c.args(), nil, true)
+	if p.has("-p", "--pid") || len(p.rest) < 1 {
+		return nil
+	}
+	if p.has("-c", "--cpu-list") || len(p.rest) > 0 {
+		return c.r.run(p.rest[1:], c.in, c.env)
+	}
+	return nil
+}
+
+func hCommand(c *call) *stream {
+	p := parseOpts(c.args(), nil, true)
+	if p.has("-v", "-V") {
+		return c.filter()
+	}
+	return c.r.run(p.rest, c.in, c.env)
+}
+
+func hChroot(c *call) *stream {
+	p := parseOpts(c.args(), opts("--userspec --groups"), true)
+	if len(p.rest) == 0 {
+		return nil
+	}
+	if len(p.rest) == 1 {
+		return c.r.run([]sword{lit("sh")}, c.in, c.env)
+	}
+	return c.r.run(p.rest[1:], c.in, c.env)
+}
+
+func hWatch(c *call) *stream {
+	p := parseOpts(c.args(), opts("-n --interval -q --equexit"), true)
+	if len(p.rest) == 0 {
+		return nil
+	}
+	if p.has("-x", "--exec") {
+		return c.r.run(p.rest, c.in, c.env)
+	}
+	c.shellText("watch", joinWords(p.rest), nil)
+	return c.filter()
+}
+
+func hFlock(c *call) *stream {
+	p := parseOpts(c.args(), opts("-w --timeout -E --conflict-exit-code -c --command"), true)
+	if cmd, ok := p.get("-c", "--command"); ok {
+		c.shellText("flock", cmd, nil)
+		return c.filter()
+	}
+	if len(p.rest) >= 2 {
+		rest := p.rest[1:]
+		if rest[0].known && (rest[0].val == "-c" || rest[0].val == "--command") && len(rest) > 1 {
+			c.shellText("flock", rest[1], nil)
+			return c.filter()
+		}
+		return c.r.run(rest, c.in, c.env)
+	}
+	return nil
+}
+
+func hScript(c *call) *stream {
+	p := parseOpts(c.args(), opts("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -o --output-limit"), false)
+	if cmd, ok := p.get("-c", "--command"); ok {
+		c.shellText("script", cmd, nil)
+	}
+	return nil
+}
+
+func hScreen(c *call) *stream {
+	p := parseOpts(c.args(), opts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
+	if len(p.rest) > 0 {
+		return c.r.run(p.rest, c.in, c.env)
+	}
+	return nil
+}
+
+func hTmux(c *call) *stream {
+	args := c.args()
+	for i, a := range args {
+		if !a.known {
+			continue
+		}
+		switch a.val {
+		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawn-window":
+			p := parseOpts(args[i+1:], opts("-s -n -c -t -e -F -x -y -l -p -b? -f"), false)
+			if len(p.ops) > 0 {
+				c.shellText("tmux", joinWords(p.ops), nil)
+			}
+			return nil
+		case "send-keys", "send":
+			p := parseOpts(args[i+1:], opts("-t -N"), false)
+			var keys []sword
+			for _, k := range p.ops {
+				if k.known && (k.val == "Enter" || k.val == "C-m" || k.val == "KPEnter") {
+					continue
+				}
+				keys = append(keys, k)
+			}
+			if len(keys) > 0 {
+				c.shellText("tmux", joinWords(keys), nil)
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+func hAt(c *call) *stream {
+	p := parseOpts(c.args(), opts("-f -q -t"), false)
+	if f, ok := p.get("-f"); ok {
+		c.scriptFile("sh", "at", f, nil)
+		return nil
+	}
+	c.r.feed("sh", "at", c.in, nil)
+	return nil
+}
+
+func hCrontab(c *call) *stream {
+	p := parseOpts(c.args(), opts("-u -s"), false)
+	for _, w := range p.ops {
+		if w.known && w.val == "-" {
+			continue
+		}
+		c.file(Read, w, nil)
+	}
+	return nil
+}
+
+// hParallel reads GNU parallel: the command is run for each argument
+// after ":::" (a command given as one word is a shell script, as parallel
+// runs it); without ":::" the arguments come from the input.
+func hParallel(c *call) *stream {
+	p := parseOpts(c.args(), opts("-j --jobs -S --sshlogin -a --arg-file --colsep -d --delimiter -I --tmpdir --results --joblog -N --max-args -n --timeout --delay --memfree --load"), true)
+	var cmd, items []sword
+	sep := false
+	for _, w := range p.rest {
+		if w.known && (w.val == ":::" || w.val == "::::" || w.val == ":::+") {
+			sep = true
+			continue
+		}
+		if sep {
+			items = append(items, w)
+		} else {
+			cmd = append(cmd, w)
+		}
+	}
+	if f, ok := p.get("-a", "--arg-file"); ok {
+		c.file(Read, f, nil)
+	}
+	if !sep {
+		if c.in != nil && c.in.kind == sText {
+			for _, f := range strings.Split(strings.TrimRight(c.in.text, "\n"), "\n") {
+				items = append(items, lit(f))
+			}
+		} else {
+			items = []sword{{arg: "(stdin)"}}
+		}
+	}
+	if len(items) > maxLoopItems {
+		items = items[:maxLoopItems]
+		c.r.s.unknown(true, "parallel: more than %d arguments", maxLoopItems)
+	}
+	if len(cmd) == 0 {
+		// The arguments are the commands.
+		for _, it := range items {
+			c.shellText("parallel", it, nil)
+		}
+		return c.filter()
+	}
+	script := joinWords(cmd)
+	for _, it := range items {
+		if !script.known {
+			c.shellText("parallel", script, nil)
+			continue
+		}
+		text := script.val
+		if !strings.Contains(text, "{}") {
+			text += " {}"
+		}
+		env := &shEnv{args: []sword{it}}
+		c.r.s.shellIn(strings.ReplaceAll(text, "{}", `"$1"`), env)
+	}
+	return c.filter()
+}

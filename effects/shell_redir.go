@@ -1,0 +1,222 @@
+package effects
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// fdTarget is what a file descriptor of a command is connected to.
+type fdTarget struct {
+	path string  // a file
+	net  *stream // a /dev/tcp or /dev/udp connection (kind sNet)
+	in   *stream // literal input (here-document, here-string)
+}
+
+// redirState is what a statement's redirections leave its command with.
+type redirState struct {
+	stdin       *stream
+	stdoutTaken bool // the output goes to a file or the network, not down a pipe
+	fds         map[int]fdTarget
+}
+
+// devNull reports paths that reading or writing does nothing to.
+func devNull(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "-":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+// netPath parses /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT.
+func netPath(p string) (*stream, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(p, "/dev/tcp/"):
+		rest = p[len("/dev/tcp/"):]
+	case strings.HasPrefix(p, "/dev/udp/"):
+		rest = p[len("/dev/udp/"):]
+	default:
+		return nil, false
+	}
+	host, port, _ := strings.Cut(rest, "/")
+	return &stream{kind: sNet, host: host, port: port}, true
+}
+
+func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
+	rd := &redirState{stdin: in}
+	if len(list) == 0 && r.fds == nil {
+		return rd
+	}
+	fds := make(map[int]fdTarget, len(r.fds)+2)
+	for k, v := range r.fds {
+		fds[k] = v
+	}
+	var sent []*stream
+	connect := func(ns *stream) {
+		r.s.add(Effect{Kind: Connect, Host: ns.host, Port: ns.port})
+	}
+	for _, x := range list {
+		n := -1
+		if x.N != nil {
+			if v, err := strconv.Atoi(x.N.Value); err == nil {
+				n = v
+			}
+		}
+		def := func(d int) int {
+			if n >= 0 {
+				return n
+			}
+			return d
+		}
+		switch x.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			fds[def(0)] = fdTarget{in: r.heredoc(x)}
+			continue
+		case syntax.WordHdoc:
+			w := r.joinWord(x.Word)
+			st := &stream{kind: sText, text: w.val + "\n"}
+			if !w.known {
+				st = outputOf("")
+				if w.out != nil {
+					st = w.out
+				}
+			}
+			fds[def(0)] = fdTarget{in: st}
+			continue
+		}
+		w := r.joinWord(x.Word)
+		switch x.Op {
+		case syntax.DplIn, syntax.DplOut:
+			if w.known {
+				if m, err := strconv.Atoi(w.val); err == nil {
+					d := 1
+					if x.Op == syntax.DplIn {
+						d = 0
+					}
+					fds[def(d)] = fds[m]
+					continue
+				}
+				if w.val == "-" {
+					delete(fds, def(1))
+					continue
+				}
+			}
+		}
+		if !w.known {
+			r.s.unknown(false, "redirection target not known statically: %s", w.arg)
+			continue
+		}
+		p := w.val
+		ns, isNet := netPath(p)
+		if isNet {
+			connect(ns)
+		}
+		target := fdTarget{net: ns}
+		if !isNet && !devNull(p) {
+			target.path = r.path(p, false)
+		}
+		switch x.Op {
+		case syntax.RdrIn, syntax.DplIn:
+			if target.path != "" {
+				r.s.add(Effect{Kind: Read, Path: target.path})
+			}
+			if w.out != nil {
+				target.in = w.out
+			}
+			fds[def(0)] = target
+		case syntax.RdrInOut:
+			if target.path != "" {
+				r.s.add(Effect{Kind: Read, Path: target.path})
+				r.s.add(Effect{Kind: Write, Path: target.path})
+			}
+			fds[def(0)] = target
+		case syntax.RdrOut, syntax.RdrClob, syntax.AppOut, syntax.AppClob, syntax.DplOut:
+			if target.path != "" {
+				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppOut || x.Op == syntax.AppClob})
+			}
+			if x.Op == syntax.DplOut && n < 0 {
+				fds[1], fds[2] = target, target
+			} else {
+				fds[def(1)] = target
+			}
+		case syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+			if target.path != "" {
+				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppAll || x.Op == syntax.AppAllClob})
+			}
+			fds[1], fds[2] = target, target
+		}
+	}
+	for _, fd := range []int{1, 2} {
+		t, ok := fds[fd]
+		if !ok {
+			continue
+		}
+		if fd == 1 {
+			rd.stdoutTaken = true
+		}
+		if t.net != nil {
+			dup := false
+			for _, s := range sent {
+				if s == t.net {
+					dup = true
+				}
+			}
+			if !dup {
+				sent = append(sent, t.net)
+				r.s.add(Effect{Kind: Send, Host: t.net.host, Port: t.net.port, Source: "output"})
+			}
+		}
+	}
+	if t, ok := fds[0]; ok {
+		switch {
+		case t.in != nil:
+			rd.stdin = t.in
+		case t.net != nil:
+			rd.stdin = t.net
+		case t.path != "":
+			rd.stdin = &stream{kind: sFile, path: t.path}
+		default:
+			rd.stdin = nil
+		}
+	}
+	rd.fds = fds
+	return rd
+}
+
+// heredoc returns a here-document's text: literal when its delimiter is
+// quoted, expanded otherwise.
+func (r *sh) heredoc(x *syntax.Redirect) *stream {
+	quoted := false
+	if x.Word != nil {
+		for _, p := range x.Word.Parts {
+			switch p := p.(type) {
+			case *syntax.SglQuoted, *syntax.DblQuoted:
+				quoted = true
+			case *syntax.Lit:
+				if strings.Contains(p.Value, "\\") {
+					quoted = true
+				}
+			}
+		}
+	}
+	if x.Hdoc == nil {
+		return &stream{kind: sText}
+	}
+	if quoted {
+		var sb strings.Builder
+		for _, p := range x.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				sb.WriteString(l.Value)
+			}
+		}
+		return &stream{kind: sText, text: sb.String()}
+	}
+	w := r.document(x.Hdoc)
+	if !w.known {
+		return outputOf("")
+	}
+	return &stream{kind: sText, text: w.val}
+}

@@ -1,0 +1,669 @@
+package effects
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// sword is one word of a command after expansion and quote removal.
+type sword struct {
+	arg    string  // as it goes into Argv: the value, or the source text when not known
+	val    string  // the value, when known
+	known  bool    // the whole value is known statically
+	glob   bool    // unquoted glob characters (a pattern, not yet matched)
+	out    *stream // the word is a command or process substitution: its output
+	dyn    bool    // part of the word is a command's output
+	suffix string  // the literal text after the last part not known
+	tree   bool    // a path somewhere under val (find's {})
+}
+
+func lit(v string) sword { return sword{arg: v, val: v, known: true} }
+
+// fieldBuilder accumulates the fields one shell word expands to.
+type fieldBuilder struct {
+	fields  []sword
+	cur     strings.Builder
+	pat     strings.Builder
+	src     strings.Builder
+	known   bool
+	glob    bool
+	dyn     bool
+	started bool // the current field exists (even if empty: quotes)
+	out     *stream
+	nparts  int
+	suffix  strings.Builder
+}
+
+func (b *fieldBuilder) reset() {
+	b.cur.Reset()
+	b.pat.Reset()
+	b.suffix.Reset()
+	b.known, b.glob, b.dyn, b.started, b.out, b.nparts = true, false, false, false, nil, 0
+}
+
+func (b *fieldBuilder) end(src string) {
+	if !b.started {
+		return
+	}
+	w := sword{val: b.cur.String(), known: b.known, glob: b.glob, dyn: b.dyn, suffix: b.suffix.String()}
+	if b.nparts == 1 {
+		w.out = b.out
+	}
+	if w.known {
+		w.arg = w.val
+	} else {
+		w.arg = src
+		w.val = ""
+	}
+	if w.glob {
+		w.val = b.pat.String()
+	}
+	b.fields = append(b.fields, w)
+	b.reset()
+}
+
+// literal adds quoted (or unsplittable) text.
+func (b *fieldBuilder) literal(s string, quoted bool) {
+	b.started = true
+	b.cur.WriteString(s)
+	b.suffix.WriteString(s)
+	if quoted {
+		for i := 0; i < len(s); i++ {
+			if strings.IndexByte("*?[]\\", s[i]) >= 0 {
+				b.pat.WriteByte('\\')
+			}
+			b.pat.WriteByte(s[i])
+		}
+	} else {
+		b.pat.WriteString(s)
+	}
+}
+
+// unknownPart marks the current field as not known.
+func (b *fieldBuilder) unknownPart(dyn bool) {
+	b.started = true
+	b.known = false
+	b.suffix.Reset()
+	if dyn {
+		b.dyn = true
+	}
+}
+
+// words expands a command's words: braces, parameters, command
+// substitutions, field splitting, "$@", globs (through ctx.FS when set).
+func (r *sh) words(list []*syntax.Word, split bool) []sword {
+	var out []sword
+	for _, w := range list {
+		if w == nil {
+			continue
+		}
+		syntax.SplitBraces(w)
+		hasBrace := false
+		for _, p := range w.Parts {
+			if _, ok := p.(*syntax.BraceExp); ok {
+				hasBrace = true
+				break
+			}
+		}
+		if !hasBrace {
+			out = r.expandWord(out, w, split)
+			continue
+		}
+		n := 0
+		for bw, err := range expand.BracesSeq(nil, w) {
+			if err != nil || n >= MaxGlobMatches {
+				r.s.unknown(true, "brace expansion of %s gives more than %d words", r.srcOf(w), MaxGlobMatches)
+				break
+			}
+			n++
+			out = r.expandWord(out, bw, split)
+		}
+	}
+	return out
+}
+
+func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
+	src := r.srcOf(w)
+	// "$@" and "${@}" alone: one word per positional parameter.
+	if len(w.Parts) == 1 {
+		if dq, ok := w.Parts[0].(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			if pe, ok := dq.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "@" && pe.Exp == nil && !pe.Length && pe.Slice == nil && pe.Repl == nil {
+				return append(out, r.args...)
+			}
+		}
+	}
+	var b fieldBuilder
+	b.reset()
+	r.parts(&b, w.Parts, false, split, src, true)
+	b.end(src)
+	for _, f := range b.fields {
+		if f.glob && f.known {
+			out = r.glob(out, f)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// joinWord evaluates a word with no field splitting and no globbing (an
+// assignment's value, a here-string, a redirection target).
+func (r *sh) joinWord(w *syntax.Word) sword {
+	if w == nil {
+		return lit("")
+	}
+	src := r.srcOf(w)
+	var b fieldBuilder
+	b.reset()
+	r.parts(&b, w.Parts, false, false, src, true)
+	b.started = true
+	b.end(src)
+	f := b.fields[0]
+	if f.glob {
+		f.val, f.glob = f.arg, false
+	}
+	return f
+}
+
+// document evaluates a here-document body (expansions apply, quotes are
+// literal).
+func (r *sh) document(w *syntax.Word) sword {
+	if w == nil {
+		return lit("")
+	}
+	src := r.srcOf(w)
+	var b fieldBuilder
+	b.reset()
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			b.literal(unescapeDouble(l.Value, false), true)
+			continue
+		}
+		r.parts(&b, []syntax.WordPart{p}, true, false, src, false)
+	}
+	b.started = true
+	b.end(src)
+	f := b.fields[0]
+	f.glob = false
+	if f.known {
+		f.val = f.arg
+	}
+	return f
+}
+
+func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool, src string, first bool) {
+	for i, p := range parts {
+		b.nparts++
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if quoted {
+				b.literal(unescapeDouble(v, true), true)
+				continue
+			}
+			if first && i == 0 && strings.HasPrefix(v, "~") {
+				v = r.tilde(v, len(parts) > 1)
+			}
+			r.unquotedLit(b, v)
+		case *syntax.SglQuoted:
+			v := p.Value
+			if p.Dollar {
+				v, _, _ = expand.Format(nil, v, nil)
+				v, _, _ = strings.Cut(v, "\x00")
+			}
+			b.literal(v, true)
+		case *syntax.DblQuoted:
+			b.started = true
+			r.parts(b, p.Parts, true, false, src, false)
+			b.nparts-- // the quotes themselves are not a part
+		case *syntax.ParamExp:
+			if pe := p; pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && pe.Slice == nil && pe.Repl == nil && !pe.Length && !pe.Excl {
+				vals := r.args
+				if quoted || !split {
+					parts := make([]string, 0, len(vals))
+					known := true
+					for _, a := range vals {
+						parts = append(parts, a.val)
+						known = known && a.known
+					}
+					if known {
+						b.literal(strings.Join(parts, " "), quoted)
+					} else {
+						b.unknownPart(false)
+					}
+					continue
+				}
+				for j, a := range vals {
+					if j > 0 {
+						b.end(src)
+					}
+					if a.known {
+						b.literal(a.val, true)
+					} else {
+						b.unknownPart(a.dyn)
+					}
+				}
+				continue
+			}
+			v, known := r.param(p)
+			if !known {
+				b.unknownPart(false)
+				continue
+			}
+			r.expansion(b, v, quoted, split, src)
+		case *syntax.CmdSubst:
+			var out *stream
+			r.scoped(func() { out = r.stmts(p.Stmts, nil) })
+			if out != nil && out.kind == sText {
+				r.expansion(b, strings.TrimRight(out.text, "\n"), quoted, split, src)
+				continue
+			}
+			b.unknownPart(true)
+			b.out = out
+		case *syntax.ArithmExp:
+			r.substsIn(p)
+			n, err := expand.Arithm(&expand.Config{Env: r.environ()}, p.X)
+			if err != nil {
+				b.unknownPart(false)
+				continue
+			}
+			b.literal(itoa(n), true)
+		case *syntax.ProcSubst:
+			var out *stream
+			in := (*stream)(nil)
+			if p.Op == syntax.CmdOut {
+				in = outputOf("")
+			}
+			r.scoped(func() { out = r.stmts(p.Stmts, in) })
+			b.literal("/dev/fd/63", true)
+			if p.Op != syntax.CmdOut {
+				b.out = out
+			}
+		case *syntax.ExtGlob:
+			b.literal(p.Op.String()+p.Pattern.Value+")", false)
+			b.glob = true
+		case *syntax.BraceExp:
+			b.literal(r.srcOf(&syntax.Word{Parts: []syntax.WordPart{p}}), true)
+		default:
+			b.unknownPart(false)
+		}
+	}
+}
+
+// expansion adds the value of an unquoted or quoted expansion: unquoted,
+// it is split into fields on blanks (and its glob characters are live).
+func (r *sh) expansion(b *fieldBuilder, v string, quoted, split bool, src string) {
+	if quoted || !split {
+		b.literal(v, quoted)
+		return
+	}
+	fields := strings.FieldsFunc(v, func(c rune) bool { return c == ' ' || c == '\t' || c == '\n' })
+	if len(fields) == 0 {
+		if v != "" && b.started {
+			b.end(src)
+		}
+		return
+	}
+	if v[0] == ' ' || v[0] == '\t' || v[0] == '\n' {
+		b.end(src)
+	}
+	for i, f := range fields {
+		if i > 0 {
+			b.end(src)
+		}
+		r.unquotedLitNoEscape(b, f)
+	}
+	last := v[len(v)-1]
+	if last == ' ' || last == '\t' || last == '\n' {
+		b.end(src)
+	}
+}
+
+// unquotedLit adds unquoted literal text: backslashes quote the next
+// character, glob characters are live.
+func (r *sh) unquotedLit(b *fieldBuilder, v string) {
+	b.started = true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			i++
+			if v[i] == '\n' {
+				continue
+			}
+			b.literal(v[i:i+1], true)
+			continue
+		}
+		if c == '*' || c == '?' || c == '[' {
+			b.glob = true
+		}
+		b.cur.WriteByte(c)
+		b.pat.WriteByte(c)
+		b.suffix.WriteByte(c)
+	}
+}
+
+func (r *sh) unquotedLitNoEscape(b *fieldBuilder, v string) {
+	b.started = true
+	if strings.ContainsAny(v, "*?[") {
+		b.glob = true
+	}
+	b.cur.WriteString(v)
+	b.pat.WriteString(v)
+	b.suffix.WriteString(v)
+}
+
+// unescapeDouble removes the backslashes that quote \ $ ` (and " inside
+// double quotes) and joined lines.
+func unescapeDouble(s string, dq bool) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '"':
+				if !dq {
+					break
+				}
+				fallthrough
+			case '\\', '$', '`':
+				i++
+				c = s[i]
+			case '\n':
+				i++
+				continue
+			}
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// tilde expands a leading ~ or ~/ to the agent's home (left as "~" when
+// the home is not known, which path resolution keeps as written).
+func (r *sh) tilde(v string, more bool) string {
+	home := r.s.ctx.Home
+	if home == "" {
+		return v
+	}
+	if v == "~" && !more || strings.HasPrefix(v, "~/") || v == "~" {
+		return home + v[1:]
+	}
+	if r.s.ctx.User != "" {
+		if v == "~"+r.s.ctx.User || strings.HasPrefix(v, "~"+r.s.ctx.User+"/") {
+			return home + v[1+len(r.s.ctx.User):]
+		}
+	}
+	return v
+}
+
+// lookup returns a variable's value and whether it is known.
+func (r *sh) lookup(name string) (string, bool) {
+	if v, ok := r.vars[name]; ok {
+		return v.val, v.known
+	}
+	switch name {
+	case "HOME":
+		if r.s.ctx.Home != "" {
+			return r.s.ctx.Home, true
+		}
+		return "~", true
+	case "PWD":
+		if r.s.ctx.Cwd != "" {
+			return r.s.ctx.Cwd, true
+		}
+	case "USER", "LOGNAME":
+		if r.s.ctx.User != "" {
+			return r.s.ctx.User, true
+		}
+	case "IFS":
+		return " \t\n", true
+	case "0":
+		return r.name, true
+	case "#":
+		return itoa(len(r.args)), true
+	}
+	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
+		i := int(name[0] - '1')
+		if i < len(r.args) {
+			return r.args[i].val, r.args[i].known
+		}
+		return "", r.args != nil
+	}
+	return "", false
+}
+
+func (r *sh) environ() expand.Environ {
+	return expand.FuncEnviron(func(name string) string {
+		v, _ := r.lookup(name)
+		return v
+	})
+}
+
+// param evaluates a parameter expansion.
+func (r *sh) param(pe *syntax.ParamExp) (string, bool) {
+	if pe.Param == nil {
+		return "", false
+	}
+	name := pe.Param.Value
+	v, known := r.lookup(name)
+	if pe.Excl && pe.Names == 0 && pe.Index == nil {
+		if !known {
+			return "", false
+		}
+		v, known = r.lookup(v)
+	}
+	if pe.Index != nil {
+		r.substsIn(pe.Index)
+		return "", false
+	}
+	if pe.Length {
+		if !known {
+			return "", false
+		}
+		return itoa(len([]rune(v))), true
+	}
+	if pe.Slice != nil {
+		if !known {
+			return "", false
+		}
+		cfg := &expand.Config{Env: r.environ()}
+		off, err := expand.Arithm(cfg, pe.Slice.Offset)
+		if err != nil {
+			return "", false
+		}
+		rs := []rune(v)
+		if off < 0 {
+			off += len(rs)
+		}
+		if off < 0 || off > len(rs) {
+			return "", true
+		}
+		rs = rs[off:]
+		if pe.Slice.Length != nil {
+			n, err := expand.Arithm(cfg, pe.Slice.Length)
+			if err != nil {
+				return "", false
+			}
+			if n < 0 {
+				n += len(rs)
+			}
+			if n >= 0 && n < len(rs) {
+				rs = rs[:n]
+			}
+		}
+		return string(rs), true
+	}
+	if pe.Repl != nil {
+		orig, with := r.joinWord(pe.Repl.Orig), r.joinWord(pe.Repl.With)
+		if !known || !orig.known || !with.known || strings.ContainsAny(orig.val, "*?[") {
+			return "", false
+		}
+		if orig.val == "" {
+			return v, true
+		}
+		if pe.Repl.All {
+			return strings.ReplaceAll(v, orig.val, with.val), true
+		}
+		return strings.Replace(v, orig.val, with.val, 1), true
+	}
+	if pe.Exp != nil {
+		arg := r.joinWord(pe.Exp.Word)
+		_, set := r.vars[name]
+		switch pe.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			if known && (v != "" || pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.AssignUnset) && set {
+				return v, true
+			}
+			if known && v != "" {
+				return v, true
+			}
+			if set && known && v == "" {
+				return arg.val, arg.known
+			}
+			return "", false
+		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			if !known {
+				return "", false
+			}
+			if set && (v != "" || pe.Exp.Op == syntax.AlternateUnset) {
+				return arg.val, arg.known
+			}
+			return "", true
+		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			return v, known
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+			if !known || !arg.known {
+				return "", false
+			}
+			return trimPattern(v, arg.val, pe.Exp.Op)
+		case syntax.UpperAll:
+			return strings.ToUpper(v), known
+		case syntax.LowerAll:
+			return strings.ToLower(v), known
+		case syntax.UpperFirst, syntax.LowerFirst:
+			if !known || v == "" {
+				return v, known
+			}
+			if pe.Exp.Op == syntax.UpperFirst {
+				return strings.ToUpper(v[:1]) + v[1:], true
+			}
+			return strings.ToLower(v[:1]) + v[1:], true
+		}
+		return "", false
+	}
+	return v, known
+}
+
+// trimPattern applies ${v#p}, ${v##p}, ${v%p}, ${v%%p} with a literal or
+// glob pattern.
+func trimPattern(v, pat string, op syntax.ParExpOperator) (string, bool) {
+	match := func(s string) bool {
+		if !strings.ContainsAny(pat, "*?[\\") {
+			return s == pat
+		}
+		ok, err := globMatch(pat, s)
+		return err == nil && ok
+	}
+	n := len(v)
+	switch op {
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= n; i++ {
+			if match(v[:i]) {
+				return v[i:], true
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := n; i >= 0; i-- {
+			if match(v[:i]) {
+				return v[i:], true
+			}
+		}
+	case syntax.RemSmallSuffix:
+		for i := n; i >= 0; i-- {
+			if match(v[i:]) {
+				return v[:i], true
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= n; i++ {
+			if match(v[i:]) {
+				return v[:i], true
+			}
+		}
+	}
+	return v, true
+}
+
+// globMatch matches a shell pattern against a whole string in which "/"
+// is an ordinary character.
+func globMatch(pat, s string) (bool, error) {
+	re, err := syntaxPatternRegexp(pat)
+	if err != nil {
+		return false, err
+	}
+	return re.MatchString(s), nil
+}
+
+// srcOf prints a word as written (for Argv of words not known and for
+// reasons).
+func (r *sh) srcOf(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	if l := w.Lit(); l != "" {
+		return l
+	}
+	var buf bytes.Buffer
+	if err := syntax.NewPrinter(syntax.Minify(true)).Print(&buf, w); err != nil {
+		return "?"
+	}
+	s := buf.String()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// glob expands a pattern through ctx.FS when it is set; without a file
+// system (or with no match, as bash does) the pattern stays as written.
+func (r *sh) glob(out []sword, w sword) []sword {
+	fs := r.s.ctx.FS
+	if fs == nil {
+		w.val = w.arg
+		return append(out, w)
+	}
+	abs := r.s.resolve(w.val)
+	if !strings.HasPrefix(abs, "/") {
+		w.val = w.arg
+		return append(out, w)
+	}
+	matches, err := fs.Glob(abs, MaxGlobMatches+1)
+	if err != nil || len(matches) == 0 {
+		w.val = w.arg
+		return append(out, w)
+	}
+	if len(matches) > MaxGlobMatches {
+		r.s.unknown(true, "pattern %s matches more than %d paths", w.arg, MaxGlobMatches)
+		matches = matches[:MaxGlobMatches]
+	}
+	for _, m := range matches {
+		out = append(out, sword{arg: m, val: m, known: true})
+	}
+	return out
+}
+
+func syntaxPatternRegexp(pat string) (*regexp.Regexp, error) {
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(expr)
+}

@@ -1,0 +1,184 @@
+package policy
+
+import (
+	"fmt"
+	"reflect"
+
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+
+	"github.com/ahp-go/ahp/effects"
+	"github.com/ahp-go/ahp/protocol"
+)
+
+// event.effects is the list of what the event's action does (package
+// effects), read once per evaluation and shared by every rule. Each element
+// is an ahp.Effect whose fields are typed, so a misspelt e.pth is an error
+// when the policy is loaded.
+
+// effectDef is the CEL struct type ahp.Effect.
+var effectDef = func() *structDef {
+	d := &structDef{typ: types.NewObjectType("ahp.Effect"), ftypes: map[string]*types.FieldType{}}
+	str := func(name string, get func(*effects.Effect) string) {
+		d.addField(name, types.StringType, func(e *effects.Effect) ref.Val { return types.String(get(e)) })
+	}
+	boolean := func(name string, get func(*effects.Effect) bool) {
+		d.addField(name, types.BoolType, func(e *effects.Effect) ref.Val { return types.Bool(get(e)) })
+	}
+	list := func(name string, get func(*effects.Effect) []string) {
+		d.addField(name, types.NewListType(types.StringType), func(e *effects.Effect) ref.Val {
+			return types.NewStringList(types.DefaultTypeAdapter, get(e))
+		})
+	}
+	str("kind", func(e *effects.Effect) string { return string(e.Kind) })
+	str("program", func(e *effects.Effect) string { return e.Program })
+	list("argv", func(e *effects.Effect) []string { return e.Argv })
+	str("path", func(e *effects.Effect) string { return e.Path })
+	str("dest", func(e *effects.Effect) string { return e.Dest })
+	boolean("recursive", func(e *effects.Effect) bool { return e.Recursive })
+	boolean("append", func(e *effects.Effect) bool { return e.Append })
+	str("mode", func(e *effects.Effect) string { return e.Mode })
+	str("host", func(e *effects.Effect) string { return e.Host })
+	str("port", func(e *effects.Effect) string { return e.Port })
+	str("url", func(e *effects.Effect) string { return e.URL })
+	str("source", func(e *effects.Effect) string { return e.Source })
+	str("into", func(e *effects.Effect) string { return e.Into })
+	list("targets", func(e *effects.Effect) []string { return e.Targets })
+	str("signal", func(e *effects.Effect) string { return e.Signal })
+	str("remote", func(e *effects.Effect) string { return e.Remote })
+	str("reason", func(e *effects.Effect) string { return e.Reason })
+	boolean("limit", func(e *effects.Effect) bool { return e.Limit })
+	str("via", func(e *effects.Effect) string { return e.Via })
+	return d
+}()
+
+// addField adds a field of ahp.Effect read by get.
+func (d *structDef) addField(name string, typ *types.Type, get func(*effects.Effect) ref.Val) {
+	d.names = append(d.names, name)
+	d.ftypes[name] = &types.FieldType{
+		Type: typ,
+		IsSet: func(target any) bool {
+			e := effectOf(target)
+			return e != nil && isSet(get(e))
+		},
+		GetFrom: func(target any) (any, error) {
+			e := effectOf(target)
+			if e == nil {
+				return nil, fmt.Errorf("policy: field %s read from %T", name, target)
+			}
+			return get(e), nil
+		},
+	}
+}
+
+// effectOf returns the effect a CEL field access reads from (the value
+// itself or what its Value method returned), nil for anything else.
+func effectOf(target any) *effects.Effect {
+	switch v := target.(type) {
+	case effectVal:
+		return v.e
+	case *effects.Effect:
+		return v
+	}
+	return nil
+}
+
+func init() { structDefs[effectDef.typ.TypeName()] = effectDef }
+
+// effectVal is the CEL value of one effect.
+type effectVal struct{ e *effects.Effect }
+
+// ConvertToNative implements ref.Val.
+func (v effectVal) ConvertToNative(t reflect.Type) (any, error) {
+	switch t {
+	case reflect.TypeFor[any](), reflect.TypeFor[effects.Effect]():
+		return *v.e, nil
+	case reflect.TypeFor[*effects.Effect]():
+		return v.e, nil
+	}
+	return nil, fmt.Errorf("policy: cannot convert ahp.Effect to %v", t)
+}
+
+// ConvertToType implements ref.Val.
+func (v effectVal) ConvertToType(t ref.Type) ref.Val {
+	switch t {
+	case types.TypeType:
+		return effectDef.typ
+	case effectDef.typ:
+		return v
+	}
+	return types.NewErr("type conversion error from 'ahp.Effect' to '%s'", t)
+}
+
+// Equal implements ref.Val.
+func (v effectVal) Equal(other ref.Val) ref.Val {
+	o, ok := other.(effectVal)
+	return types.Bool(ok && reflect.DeepEqual(*o.e, *v.e))
+}
+
+// Type implements ref.Val.
+func (v effectVal) Type() ref.Type { return effectDef.typ }
+
+// Value implements ref.Val.
+func (v effectVal) Value() any { return v.e }
+
+// effectList adapts a slice of effects to a CEL list of ahp.Effect.
+func effectList(es []effects.Effect) ref.Val {
+	return types.NewDynamicList(effectAdapter{}, es)
+}
+
+// effectAdapter turns the elements of an effect slice into effectVals.
+type effectAdapter struct{}
+
+// NativeToValue implements types.Adapter.
+func (effectAdapter) NativeToValue(v any) ref.Val {
+	switch e := v.(type) {
+	case effects.Effect:
+		return effectVal{&e}
+	case *effects.Effect:
+		return effectVal{e}
+	}
+	return types.DefaultTypeAdapter.NativeToValue(v)
+}
+
+// effects reads the effects of the event's action on first use: the
+// payload of a pre_action (or of any event whose payload names a tool) as
+// package effects reads it, with the set's agent context and the event's
+// own working directory (payload "cwd").
+func (c *evalCtx) effects() []effects.Effect {
+	if !c.effectsRead {
+		c.effectsRead = true
+		c.acts = payloadEffects(c.payloadVal(), c.set.agent)
+	}
+	return c.acts
+}
+
+// payloadEffects converts a decoded payload to plain Go values and reads
+// its effects. A payload that is not an object has none; one that cannot be
+// converted (too deep) is one Unknown effect.
+func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
+	obj, ok := payload.(*jsonObject)
+	if !ok {
+		return nil
+	}
+	native, err := toNative(obj, 0)
+	if err != nil {
+		return []effects.Effect{{Kind: effects.Unknown, Limit: true, Reason: "payload: " + err.Error()}}
+	}
+	m, _ := native.(map[string]any)
+	if cwd, ok := m["cwd"].(string); ok && cwd != "" {
+		agent.Cwd = cwd
+	}
+	return effects.Payload(m, agent)
+}
+
+// Effects returns the effects of an event's action as the rules of s read
+// them (event.effects): what `ahp explain` prints and what an approver is
+// shown.
+func (s *Set) Effects(ev *protocol.Event) []effects.Effect {
+	if ev == nil || len(ev.Payload) == 0 {
+		return nil
+	}
+	var arena objArena
+	return payloadEffects(decodeValue(string(ev.Payload), 0, &arena), s.agent)
+}
