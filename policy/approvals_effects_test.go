@@ -1,0 +1,43 @@
+package policy
+
+import "testing"
+
+func TestApprovalsPackOverEffects(t *testing.T) {
+	const p = "approvals."
+	held := map[string]string{
+		"terraform apply": "infrastructure_change",
+		"/usr/local/bin/terraform apply -auto-approve": "infrastructure_change",
+		`"terraform" apply`:                            "infrastructure_change",
+		"cd infra && tofu -chdir=prod destroy":         "infrastructure_change",
+		"pulumi up --yes":                              "infrastructure_change",
+		"kubectl -n prod delete deploy web":            "cluster_delete",
+		"kubectl drain node-1":                         "cluster_delete",
+		"helm uninstall web":                           "cluster_delete",
+		`psql -c "DROP TABLE users"`:                   "database_drop",
+		"psql mydb <<'EOF'\ndrop database prod;\nEOF":  "database_drop",
+		`mysql -e 'truncate table orders'`:             "database_drop",
+		"npm publish":                                  "publish",
+		"/usr/bin/npm publish --access public":         "publish",
+		"cargo publish":                                "publish",
+		"python3 -m twine upload dist/*":               "publish",
+		"gh release create v1.2.0":                     "publish",
+	}
+	allowed := []string{
+		"terraform plan",
+		"kubectl get pods",
+		"kubectl describe deploy web",
+		`grep -rn "DROP TABLE" migrations/`,
+		`git commit -m "drop table users migration"`,
+		"npm install",
+		"gh pr create",
+		"echo terraform apply",
+	}
+	var cases []packCase
+	for cmd, rule := range held {
+		cases = append(cases, packCase{"hold " + cmd, in(bash(cmd)), p + rule})
+	}
+	for _, cmd := range allowed {
+		cases = append(cases, packCase{"allow " + cmd, in(bash(cmd)), ""})
+	}
+	runPackCases(t, only("approvals"), cases)
+}
