@@ -50,6 +50,7 @@ type options struct {
 	corpus, gtfobins, tldr  string
 	connect, config         string
 	dataDir                 string
+	home                    string
 	packs                   packFlags
 	hold                    time.Duration
 	parallel                int
@@ -66,6 +67,7 @@ func main() {
 	fs.StringVar(&o.gtfobins, "gtfobins", "", "a checkout of GTFOBins/GTFOBins.github.io: its reverse-shell, bind-shell, upload, download and file-write entries as risky")
 	fs.StringVar(&o.tldr, "tldr", "", "a checkout of tldr-pages/tldr: the examples of pages/common and pages/linux as ordinary")
 	fs.StringVar(&o.publicCwd, "public-cwd", "~/src/app", "the agent's working directory sent with the public corpora's actions")
+	fs.StringVar(&o.home, "home", "", "the agent's home directory: ~ in the corpus's cwd and file-tool paths, and HOME of an in-process harness (default: $HOME)")
 	fs.StringVar(&o.connect, "connect", "", "use the harness at this address (unix:PATH, ...) instead of starting one in-process")
 	fs.StringVar(&o.config, "config", "", "in-process harness: a configuration file (default: the built-in defaults)")
 	fs.StringVar(&o.dataDir, "data-dir", "", "in-process harness: its data directory (default: a temporary directory, removed at the end)")
@@ -93,7 +95,16 @@ func main() {
 // run loads the corpora, sends them and reports; it returns 1 when a
 // target is missed.
 func run(ctx context.Context, o options, w io.Writer) (int, error) {
-	home, _ := os.UserHomeDir()
+	home := o.home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	} else if o.connect == "" {
+		// The in-process harness reads the agent's home from HOME, as a
+		// harness run by the agent's user does.
+		if err := os.Setenv("HOME", home); err != nil {
+			return 0, err
+		}
+	}
 	cases, err := loadAll(o, home)
 	if err != nil {
 		return 0, err

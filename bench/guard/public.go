@@ -147,6 +147,10 @@ func tldrFill(cmd string) string {
 		if strings.HasPrefix(in, "[") && strings.HasSuffix(in, "]") && strings.Contains(in, "|") {
 			return strings.SplitN(in[1:len(in)-1], "|", 2)[0]
 		}
+		// {{delete-cluster|delete-context}}: the first choice.
+		if strings.Contains(in, "|") && !strings.ContainsAny(in, " []") {
+			in = strings.SplitN(in, "|", 2)[0]
+		}
 		in = tldrChoice.ReplaceAllString(in, "$1")
 		in = strings.ReplaceAll(in, "...", "")
 		in = strings.ReplaceAll(in, "path/to/", "")

@@ -107,7 +107,8 @@ func Summarise(results []Result) []SourceReport {
 }
 
 func summariseSource(source string, rs []*Result) SourceReport {
-	rep := SourceReport{Source: source, Risky: Count{Key: "total"}, Ordinary: Count{Key: "total"}}
+	rep := SourceReport{Source: source, Risky: Count{Key: "total"}, Ordinary: Count{Key: "total"},
+		ByDecidingPack: []PackCount{}, Missed: []Item{}, StoppedOrd: []Item{}}
 	groups := map[string]map[string]*Count{}
 	bump := func(table, key string, r *Result, expected bool) {
 		m := groups[table]
@@ -160,7 +161,7 @@ func summariseSource(source string, rs []*Result) SourceReport {
 		}
 	}
 	sorted := func(table string) []Count {
-		var cs []Count
+		cs := []Count{}
 		for _, c := range groups[table] {
 			cs = append(cs, *c)
 		}
