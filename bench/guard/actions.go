@@ -28,7 +28,8 @@ type Action struct {
 //     CLI's write_file / replace / read_file, as `ahp hook` builds them
 //     from each tool's hook input, with the path made absolute against
 //     the case's cwd (both tools send absolute paths);
-//   - tool: the agent's tool as given.
+//   - tool: the agent's tool as given (a string argument starting with
+//     ~/ is taken from home).
 //
 // home replaces a leading ~ in a file tool's path (those tools do not
 // expand it; the model writes the home directory out).
@@ -94,7 +95,10 @@ func expand(c *Case, home string) ([]Action, error) {
 		if perr != nil {
 			return nil, fmt.Errorf("%s: %w", c.Where(), perr)
 		}
-		add(hook(t, c.Tool, json.RawMessage(c.Text)))
+		// A string of the arguments that starts with ~/ names the home,
+		// as the model would write it out.
+		args := strings.ReplaceAll(c.Text, `"~/`, `"`+strings.TrimSuffix(home, "/")+`/`)
+		add(hook(t, c.Tool, json.RawMessage(args)))
 	default:
 		return nil, fmt.Errorf("%s: unknown form %q", c.Where(), c.Form)
 	}

@@ -36,7 +36,7 @@ package a
 =====
 package b
 EOF
-tool codex apply_patch {"input":"*** Begin Patch\n*** End Patch"}
+tool codex apply_patch {"input":"*** Begin Patch\n*** End Patch","x":["~/a"]}
 sh <<CMD
 cat > x <<'EOF'
 y
@@ -153,7 +153,8 @@ func TestExpand(t *testing.T) {
 		t.Fatalf("Gemini replace: %s", as[1].Payload)
 	}
 	as, _ = expand(&cs[6], "/home/u")
-	if tool, args, p = payloadOf(t, as[0]); len(as) != 1 || tool != "apply_patch" || args["input"] == nil || p["agent"] != "codex" {
+	if tool, args, p = payloadOf(t, as[0]); len(as) != 1 || tool != "apply_patch" || args["input"] == nil || p["agent"] != "codex" ||
+		args["x"].([]any)[0] != "/home/u/a" {
 		t.Fatalf("codex apply_patch: %s", as[0].Payload)
 	}
 }
