@@ -23,6 +23,11 @@ func urlParts(u string) (host, port string) {
 		return strings.ToLower(stripUser(h)), ""
 	}
 	host, port = strings.ToLower(pu.Hostname()), pu.Port()
+	if !validHost(host) {
+		// Not a name a resolver answers for (curl's "it's" operand):
+		// nothing is reached there.
+		return "", ""
+	}
 	if port == "" {
 		switch pu.Scheme {
 		case "http", "ws":
@@ -34,6 +39,19 @@ func urlParts(u string) (host, port string) {
 		}
 	}
 	return host, port
+}
+
+// validHost reports whether h can name a host: letters, digits and
+// - . _ (names, IPv4), : and % (IPv6 and its zone).
+func validHost(h string) bool {
+	for _, r := range h {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '.', r == '_', r == ':', r == '%':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func urlHost(u string) string {
@@ -167,6 +185,11 @@ func hCurl(c *call) *stream {
 		if h, pt, ok := c.connectURL(u); ok {
 			eps = append(eps, ep{h, pt, u.val})
 		}
+	}
+	// A proxy is reached too, and sees every request (and, for http://
+	// URLs, what is sent).
+	for _, x := range p.all("-x", "--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname") {
+		c.connectURL(x)
 	}
 	for _, src := range sources {
 		for _, e := range eps {

@@ -214,7 +214,8 @@ func (t *toolCall) connect(urls ...string) {
 
 // pathArgs are the argument names that hold a path in file tools.
 var pathArgs = []string{"file_path", "path", "filepath", "absolute_path", "notebook_path", "filename",
-	"file", "target_file", "target", "dir_path", "directory"}
+	"file", "target_file", "target", "dir_path", "directory", "dir", "paths", "files", "old_path", "new_path",
+	"source", "src", "destination", "dest", "working_directory", "workdir"}
 
 // shellTools are tools that run a shell command (lower case).
 var shellTools = map[string]bool{"bash": true, "shell": true, "run_shell_command": true, "exec_command": true,
@@ -249,17 +250,17 @@ func (t *toolCall) read() {
 	case "write", "write_file", "create_file", "edit", "multiedit", "replace", "str_replace_editor",
 		"str_replace_based_edit_tool", "edit_file", "notebookedit", "save_file", "append_file":
 		if b == "edit_file" && t.dryRun() {
-			t.file(Read, false, t.str(pathArgs...)...)
+			t.file(Read, false, t.strs(pathArgs...)...)
 			return
 		}
 		if (b == "str_replace_based_edit_tool" || b == "str_replace_editor") &&
 			slices.Equal(t.str("command"), []string{"view"}) {
-			t.file(Read, false, t.str(pathArgs...)...)
+			t.file(Read, false, t.strs(pathArgs...)...)
 			return
 		}
-		t.file(Write, false, t.str(pathArgs...)...)
+		t.file(Write, false, t.strs(pathArgs...)...)
 	case "read", "read_file", "read_text_file", "read_media_file", "view", "notebookread", "cat", "open_file":
-		t.file(Read, false, t.str(pathArgs...)...)
+		t.file(Read, false, t.strs(pathArgs...)...)
 	case "read_multiple_files", "read_many_files":
 		t.readMany()
 	case "glob", "list_directory", "list_directory_with_sizes", "ls", "list_dir", "get_file_info", "find_files":
@@ -267,7 +268,7 @@ func (t *toolCall) read() {
 	case "grep", "search_file_content", "search_files", "directory_tree", "codebase_search", "grep_search":
 		t.dirRead(true)
 	case "create_directory", "mkdir":
-		t.file(Create, false, t.str(pathArgs...)...)
+		t.file(Create, false, t.strs(pathArgs...)...)
 	case "move_file", "rename_file", "move":
 		src := t.str("source", "src", "from", "old_path", "path")
 		dst := t.str("destination", "dest", "dst", "to", "new_path")
@@ -281,7 +282,7 @@ func (t *toolCall) read() {
 			}
 		}
 	case "delete_file", "remove_file", "delete":
-		t.file(Delete, false, t.str(pathArgs...)...)
+		t.file(Delete, false, t.strs(pathArgs...)...)
 	case "webfetch", "web_fetch", "fetch", "fetch_url", "browse", "open_url":
 		urls := t.strs("url", "urls", "uri")
 		for _, p := range t.str("prompt") {
@@ -322,7 +323,7 @@ func (t *toolCall) readMany() {
 // dirRead reads the directory a listing or search tool looks in (the
 // agent's directory when none is given), with its pattern.
 func (t *toolCall) dirRead(recursive bool) {
-	dirs := t.str("path", "dir_path", "directory", "absolute_path", "target_directory", "root")
+	dirs := t.strs("path", "paths", "dir_path", "dir", "directory", "absolute_path", "target_directory", "root")
 	pats := t.str("pattern", "glob", "include")
 	if len(dirs) == 0 {
 		dirs = []string{"."}
@@ -464,8 +465,8 @@ func (t *toolCall) generic() {
 			k = Delete
 		}
 	}
-	t.file(k, false, t.str(pathArgs...)...)
-	t.connect(t.strs("url", "urls", "uri", "endpoint")...)
+	t.file(k, false, t.strs(pathArgs...)...)
+	t.connect(t.strs("url", "urls", "uri", "endpoint", "base_url")...)
 }
 
 // patches reads every string argument that holds a patch (Codex's
