@@ -129,7 +129,7 @@ func summariseSource(source string, rs []*Result) SourceReport {
 		if r.Outcome.Stopped() {
 			p := r.Pack
 			if p == "" {
-				p = "(no rule)"
+				p = "(no rule named)" // a default block, or an escalation held past --hold
 			}
 			pc := packs[p]
 			if pc == nil {
