@@ -166,16 +166,8 @@ func orErr(err error, def string) string {
 // changed. It returns the merged document. An invalid file is never
 // overwritten.
 func Install(t Tool, path, command string, toolTimeout time.Duration, write bool) (doc []byte, changed bool, err error) {
-	existing, err := os.ReadFile(path)
-	mode := os.FileMode(0o644)
-	switch {
-	case err == nil:
-		if st, serr := os.Stat(path); serr == nil {
-			mode = st.Mode().Perm()
-		}
-	case errors.Is(err, os.ErrNotExist):
-		existing = nil
-	default:
+	existing, err := ReadSettings(path)
+	if err != nil {
 		return nil, false, err
 	}
 	doc, changed, err = Merge(t, existing, command, toolTimeout)
@@ -185,24 +177,44 @@ func Install(t Tool, path, command string, toolTimeout time.Duration, write bool
 	if !write || !changed {
 		return doc, changed, nil
 	}
+	return doc, true, WriteFileAtomic(path, doc)
+}
+
+// ReadSettings reads a settings file; a missing one reads as empty.
+func ReadSettings(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// WriteFileAtomic replaces the file at path with data through a temporary
+// file in the same directory (created with its parents when missing),
+// keeping the mode of the file it replaces (0644 for a new one).
+func WriteFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, false, err
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".ahp-hook-*")
 	if err != nil {
-		return nil, false, err
+		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(doc); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return nil, false, err
+		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
-		return nil, false, err
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return nil, false, err
+		return err
 	}
-	return doc, true, os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), path)
 }

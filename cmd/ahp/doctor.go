@@ -7,14 +7,17 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahp-go/ahp/adapters/hooks"
 	"github.com/ahp-go/ahp/admin"
 	"github.com/ahp-go/ahp/auth"
 	"github.com/ahp-go/ahp/config"
@@ -31,6 +34,12 @@ type doctorOptions struct {
 	listen      []string
 	agentUser   string
 	harnessUser string
+	dir         string        // the project whose agent settings are checked
+	hookTimeout time.Duration // longest wait for one hook's answer
+	home        string        // the agent user's home (tests; default: looked up)
+	system      string        // root of the system-wide settings (tests; default "/")
+	noAgents    bool          // skip the agents' checks
+	codex       string        // the Codex CLI to ask about trust ("": codex on PATH)
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -49,11 +58,18 @@ fix each one that does not hold:
     users, and the agent's user can neither write them nor read the admin
     token, the credentials or the TLS key;
   - policy.watch does not reload a file the agent's user can write;
-  - the agent's user can reach the agent socket.
+  - the agent's user can reach the agent socket;
+  - each coding agent whose settings are found (Claude Code, Codex CLI,
+    Gemini CLI; project, user and managed settings) is really supervised:
+    a hook at its pre-tool event exists, runs, is one the tool runs (Codex:
+    trusted in config.toml, or managed), and a test action piped through
+    it exactly as the tool would ("rm -rf /", never run) comes back denied
+    by the running harness. Per agent it says supervised or not, and why.
 
 Run it as the user your agents run as, or name that user with
 --agent-user. The harness's user is the owner of the data directory unless
---harness-user says otherwise. The exit status is 1 when a check fails.`,
+--harness-user says otherwise. The exit status is 1 when a check fails,
+an installed agent that is not supervised included.`,
 		Example: `  ahp doctor
   sudo ahp doctor --config /etc/ahp/ahp.yaml --agent-user dev`,
 		Args: cobra.NoArgs,
@@ -68,6 +84,10 @@ Run it as the user your agents run as, or name that user with
 	f.StringArrayVar(&o.listen, "listen", nil, "listen address given to ahp serve with --listen, repeatable")
 	f.StringVar(&o.agentUser, "agent-user", "", "user the agents run as (default: $SUDO_USER, else you)")
 	f.StringVar(&o.harnessUser, "harness-user", "", "user ahp serve runs as (default: the owner of the data directory)")
+	f.StringVar(&o.dir, "dir", ".", "the project whose agent settings (.claude, .codex, .gemini) are checked")
+	f.DurationVar(&o.hookTimeout, "hook-timeout", 20*time.Second, "longest wait for one hook's answer to the test action")
+	f.BoolVar(&o.noAgents, "no-agents", false, "skip the checks of the coding agents' hooks")
+	f.StringVar(&o.codex, "codex", "", "Codex CLI asked for its own verdict on hook trust (default: codex on PATH; \"none\": do not ask)")
 	return cmd
 }
 
@@ -75,6 +95,7 @@ Run it as the user your agents run as, or name that user with
 type account struct {
 	name string
 	uid  uint32
+	gid  uint32 // primary group
 	gids map[uint32]bool
 }
 
@@ -92,6 +113,9 @@ func lookupAccount(u *user.User) (account, error) {
 		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
 			a.gids[uint32(n)] = true
 		}
+	}
+	if n, err := strconv.ParseUint(u.Gid, 10, 32); err == nil {
+		a.gid = uint32(n)
 	}
 	return a, nil
 }
@@ -261,11 +285,66 @@ func runDoctor(w io.Writer, o *doctorOptions) error {
 				"the admin API (%s) listens beyond loopback", c.Admin)
 		}
 	}
+	if !o.noAgents {
+		p, err := agentPathsFor(o, agentName)
+		if err != nil {
+			return err
+		}
+		limit := o.hookTimeout
+		if limit <= 0 {
+			limit = 20 * time.Second
+		}
+		doctorAgents(r, p, agent, limit)
+	}
 	fmt.Fprintf(w, "\n%d failed, %d warnings\n", r.failed, r.warned)
 	if r.failed > 0 {
 		return exitWith(1, "")
 	}
 	return nil
+}
+
+// agentPathsFor returns where the agent user's settings are: the project
+// directory, the home directory (of --agent-user when given) and Codex's
+// home ($CODEX_HOME when checking one's own settings).
+func agentPathsFor(o *doctorOptions, agentName string) (agentPaths, error) {
+	p := agentPaths{system: o.system, home: o.home}
+	if p.system == "" {
+		p.system = "/"
+	}
+	dir := o.dir
+	if dir == "" {
+		dir = "."
+	}
+	var err error
+	if p.project, err = filepath.Abs(dir); err != nil {
+		return p, err
+	}
+	own := true
+	if p.home == "" {
+		if agentName != "" {
+			u, err := user.Lookup(agentName)
+			if err != nil {
+				return p, err
+			}
+			me, _ := user.Current()
+			own = me != nil && me.Uid == u.Uid
+			p.home = u.HomeDir
+		} else if p.home, err = os.UserHomeDir(); err != nil {
+			return p, err
+		}
+	}
+	switch o.codex {
+	case "none":
+	case "":
+		p.codexBin, _ = exec.LookPath("codex")
+	default:
+		p.codexBin = o.codex
+	}
+	p.codexHome = filepath.Join(p.home, ".codex")
+	if own && o.home == "" {
+		p.codexHome = hooks.CodexHome(p.home)
+	}
+	return p, nil
 }
 
 // doctorFiles checks the owner, mode and reachability of the harness's

@@ -37,7 +37,7 @@ func TestDoctorReportsUnsafeSetup(t *testing.T) {
 	}
 	write("data_dir: " + data + "\nlisten: [unix:" + filepath.Join(dir, "h.sock") + "]\npolicy:\n  files: [" + policy + "]\n  watch: true\n  packs: {self_protection: false}\n")
 	var out strings.Builder
-	err = runDoctor(&out, &doctorOptions{configFile: cfg, agentUser: me.Username})
+	err = runDoctor(&out, &doctorOptions{configFile: cfg, agentUser: me.Username, dir: dir, home: dir, system: dir})
 	if ec, ok := err.(*exitError); !ok || ec.code != 1 {
 		t.Fatalf("exit: %v\n%s", err, out.String())
 	}
@@ -58,7 +58,7 @@ func TestDoctorReportsUnsafeSetup(t *testing.T) {
 	}
 	write("data_dir: " + data + "\nlisten: [unix:" + filepath.Join(dir, "h.sock") + "]\npolicy:\n  files: [" + policy + "]\n")
 	out.Reset()
-	_ = runDoctor(&out, &doctorOptions{configFile: cfg, agentUser: me.Username})
+	_ = runDoctor(&out, &doctorOptions{configFile: cfg, agentUser: me.Username, dir: dir, home: dir, system: dir})
 	for _, want := range []string{"[ok]   the self_protection pack is on", "[ok]   file " + policy} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("fixed report lacks %q:\n%s", want, out.String())

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -19,12 +21,14 @@ type hookInstallOptions struct {
 	timeout       time.Duration
 	dir           string
 	command       string
+	trust         bool
+	managed       bool
 }
 
 func newHookInstallCmd() *cobra.Command {
 	o := &hookInstallOptions{}
 	cmd := &cobra.Command{
-		Use:   "install claude-code|codex|gemini [--project|--user] [--write]",
+		Use:   "install claude-code|codex|gemini [--project|--user|--managed] [--write] [--trust]",
 		Short: "Print, or merge into the tool's settings, the hooks that run ahp hook",
 		Long: `Print the settings that make the tool run ahp hook at every handled event,
 or with --write merge them into the settings file, keeping every existing
@@ -36,8 +40,22 @@ Files: Claude Code .claude/settings.json, Codex .codex/hooks.json, Gemini CLI
 directory (--user). The tool's hook timeout is written 10 s above --timeout
 (seconds for Claude Code and Codex, milliseconds for Gemini CLI).
 
-Codex runs a hook from these files only once it is trusted: review it with
-/hooks in Codex, or install it in Codex's managed configuration.`,
+Codex runs a hook from a user or project file only while the user's
+config.toml trusts its exact definition, and skips every other one without
+a word. So for Codex, --write needs one of:
+
+  --managed   write /etc/codex/hooks.json, Codex's system layer, whose hooks
+              run without trust and cannot be switched off from a user's
+              configuration (needs root; the agent's user must not be able
+              to write /etc/codex);
+  --user --trust
+              write $CODEX_HOME/hooks.json (~/.codex) and record that you
+              trust these hooks: a trusted_hash, computed as Codex computes
+              it, under [hooks.state] in $CODEX_HOME/config.toml.
+
+Without either, nothing is written and the command fails. Project-level
+Codex hooks (--project) are refused: Codex loads them only in a project it
+trusts, which the installer does not decide for you.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHookInstall(cmd, o, args[0])
@@ -50,6 +68,8 @@ Codex runs a hook from these files only once it is trusted: review it with
 	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "harness address the hook connects to (or $AHP_CONNECT)")
 	f.DurationVar(&o.timeout, "timeout", 110*time.Second, "ahp hook's --timeout (escalations wait this long for an approver)")
 	f.StringVar(&o.dir, "dir", ".", "the project's root (with --project)")
+	f.BoolVar(&o.trust, "trust", false, "Codex: record in $CODEX_HOME/config.toml that you trust the installed hooks (with --user)")
+	f.BoolVar(&o.managed, "managed", false, "Codex: write the hooks into Codex's system layer, /etc/codex/hooks.json (no trust needed; root)")
 	f.StringVar(&o.command, "command", "", "the hook command to write (default: this ahp executable with hook TOOL --connect ... --timeout ...)")
 	return cmd
 }
@@ -69,6 +89,12 @@ func runHookInstall(cmd *cobra.Command, o *hookInstallOptions, toolName string) 
 		}
 		command = defaultHookCommand(tool, o.connect, o.timeout)
 	}
+	if tool == hooks.Codex {
+		return runCodexInstall(cmd, o, command)
+	}
+	if o.trust || o.managed {
+		return exitWith(exitFail, "--trust and --managed are for Codex only")
+	}
 	scope, home := hooks.ScopeProject, ""
 	if o.user {
 		scope = hooks.ScopeUser
@@ -85,9 +111,14 @@ func runHookInstall(cmd *cobra.Command, o *hookInstallOptions, toolName string) 
 	if err != nil {
 		return exitWith(exitFail, err.Error())
 	}
+	reportWrite(cmd, path, doc, changed, o.write)
+	return nil
+}
+
+func reportWrite(cmd *cobra.Command, path string, doc []byte, changed, write bool) {
 	errw := cmd.ErrOrStderr()
 	switch {
-	case !o.write:
+	case !write:
 		fmt.Fprintf(errw, "ahp: %s would become (run again with --write to write it):\n", path)
 		_, _ = cmd.OutOrStdout().Write(doc)
 	case changed:
@@ -95,8 +126,114 @@ func runHookInstall(cmd *cobra.Command, o *hookInstallOptions, toolName string) 
 	default:
 		fmt.Fprintf(errw, "ahp: %s already has these hooks; nothing changed\n", path)
 	}
-	if tool == hooks.Codex {
-		fmt.Fprintln(errw, "ahp: Codex runs these hooks only once you trust them: open codex, run /hooks and trust them (or install them in Codex's managed configuration)")
+}
+
+// codexTrustAdvice says how to install Codex hooks that Codex really runs.
+const codexTrustAdvice = `choose one:
+  ahp hook install codex --user --trust --write ...
+      writes $CODEX_HOME/hooks.json (~/.codex) and records in its config.toml
+      that you trust these hooks ([hooks.state] trusted_hash);
+  sudo ahp hook install codex --managed --write ...
+      writes /etc/codex/hooks.json, which Codex runs without trust and which
+      a user's configuration cannot switch off (the stronger choice when the
+      agent runs as your user: it can edit its own config.toml).`
+
+// runCodexInstall installs the Codex hooks where Codex runs them: its
+// managed system layer, or the user's layer with the trust recorded. It
+// writes nothing that Codex would silently skip.
+func runCodexInstall(cmd *cobra.Command, o *hookInstallOptions, command string) error {
+	errw := cmd.ErrOrStderr()
+	toolTimeout := o.timeout + 10*time.Second
+	switch {
+	case o.managed && (o.user || o.project):
+		return exitWith(exitFail, "--managed writes Codex's system layer; give it without --user or --project")
+	case o.managed && o.trust:
+		return exitWith(exitFail, "--managed hooks need no trust; drop --trust")
+	case o.managed:
+		if runtime.GOOS == "windows" {
+			return exitWith(exitFail, "--managed: Codex's managed hooks on Windows are not supported by this installer")
+		}
+		path := hooks.CodexManagedHooksFile
+		doc, changed, err := hooks.Install(hooks.Codex, path, command, toolTimeout, o.write)
+		if err != nil {
+			if errors.Is(err, os.ErrPermission) {
+				return exitWith(exitFail, err.Error()+" (--managed writes /etc/codex: run it as root, e.g. with sudo)")
+			}
+			return exitWith(exitFail, err.Error())
+		}
+		reportWrite(cmd, path, doc, changed, o.write)
+		if o.write {
+			fmt.Fprintf(errw, "ahp: Codex runs the hooks of %s without trust (its system layer); keep /etc/codex writable by root only\n", path)
+		}
+		return nil
+	case !o.user:
+		if o.write {
+			return exitWith(exitFail, "Codex loads project hooks (.codex/hooks.json) only in a project it trusts, and runs each only once it is trusted; nothing written; "+codexTrustAdvice)
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil && os.Getenv("CODEX_HOME") == "" {
+		return exitWith(exitFail, err.Error())
+	}
+	var path string
+	if o.user {
+		path = filepath.Join(hooks.CodexHome(home), "hooks.json")
+	} else {
+		dir, err := filepath.Abs(o.dir)
+		if err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+		path = hooks.SettingsPath(hooks.Codex, hooks.ScopeProject, dir, home)
+	}
+	if o.write && !o.trust {
+		return exitWith(exitFail, "Codex runs the hooks of "+path+" only once they are trusted, and skips untrusted hooks without a word: nothing written; "+codexTrustAdvice)
+	}
+	doc, changed, err := hooks.Install(hooks.Codex, path, command, toolTimeout, false)
+	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	if !o.trust {
+		reportWrite(cmd, path, doc, changed, false)
+		fmt.Fprintln(errw, "ahp: Codex would skip these hooks until they are trusted; "+codexTrustAdvice)
+		return nil
+	}
+	trust, err := hooks.CodexTrustFor(path, doc, command)
+	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	if len(trust) != len(hooks.Events(hooks.Codex)) {
+		return exitWith(exitFail, fmt.Sprintf("%s: found %d of the %d hooks to trust; nothing written", path, len(trust), len(hooks.Events(hooks.Codex))))
+	}
+	configPath := filepath.Join(filepath.Dir(path), "config.toml")
+	existing, err := hooks.ReadSettings(configPath)
+	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	config, trustChanged, err := hooks.TrustCodexHooks(existing, trust)
+	if err != nil {
+		return exitWith(exitFail, fmt.Sprintf("%s: %v (nothing written)", configPath, err))
+	}
+	if !o.write {
+		reportWrite(cmd, path, doc, changed, false)
+		reportWrite(cmd, configPath, config, trustChanged, false)
+		return nil
+	}
+	// The trust first: a hooks file Codex would skip is never left alone.
+	if trustChanged {
+		if err := hooks.WriteFileAtomic(configPath, config); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+	}
+	if changed {
+		if err := hooks.WriteFileAtomic(path, doc); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+	}
+	reportWrite(cmd, path, doc, changed, true)
+	if trustChanged {
+		fmt.Fprintf(errw, "ahp: recorded in %s that you trust %d hooks (Codex runs them while their definition stays the same)\n", configPath, len(trust))
+	} else {
+		fmt.Fprintf(errw, "ahp: %s already trusts these hooks\n", configPath)
 	}
 	return nil
 }

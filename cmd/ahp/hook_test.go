@@ -108,8 +108,10 @@ func TestHookCommand(t *testing.T) {
 func TestHookInstallCommand(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
+	codexHome := filepath.Join(dir, "codex-home")
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(bin, append([]string{"hook", "install"}, args...)...)
+		cmd.Env = append(os.Environ(), "CODEX_HOME="+codexHome)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -124,11 +126,83 @@ func TestHookInstallCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".codex", "hooks.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("written without --write")
 	}
-	if out, code := run("codex", "--dir", dir, "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "wrote") {
+	if out, code := run("claude-code", "--dir", dir, "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "wrote") {
 		t.Fatalf("write: %d %s", code, out)
 	}
-	if out, code := run("codex", "--dir", dir, "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "nothing changed") {
+	if out, code := run("claude-code", "--dir", dir, "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "nothing changed") {
 		t.Fatalf("rerun: %d %s", code, out)
+	}
+	// Codex hooks that Codex would skip are never written: a project
+	// install and a user install without --trust fail, say what to do,
+	// and leave no file.
+	for _, args := range [][]string{{"--dir", dir}, {"--user"}} {
+		out, code := run(append([]string{"codex", "--connect", "unix:/run/ahp.sock", "--write"}, args...)...)
+		if code != 1 || !strings.Contains(out, "--user --trust --write") || !strings.Contains(out, "--managed --write") || !strings.Contains(out, "nothing written") {
+			t.Fatalf("codex %v: %d %s", args, code, out)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, ".codex", "hooks.json"), filepath.Join(codexHome, "hooks.json"), filepath.Join(codexHome, "config.toml")} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s written by a refused install", p)
+		}
+	}
+	if out, code := run("codex", "--user", "--managed", "--connect", "unix:/x", "--write"); code != 1 || !strings.Contains(out, "without --user") {
+		t.Fatalf("--managed --user: %d %s", code, out)
+	}
+	if out, code := run("gemini", "--trust", "--connect", "unix:/x", "--write"); code != 1 || !strings.Contains(out, "Codex only") {
+		t.Fatalf("gemini --trust: %d %s", code, out)
+	}
+	// --user --trust: $CODEX_HOME/hooks.json, and config.toml trusts
+	// exactly the definitions written (the hashes Codex computes).
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte("# mine\nmodel = \"m\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := run("codex", "--user", "--trust", "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "recorded in") {
+		t.Fatalf("--user --trust: %d %s", code, out)
+	}
+	hooksFile := filepath.Join(codexHome, "hooks.json")
+	doc, err := os.ReadFile(hooksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, _ := os.ReadFile(filepath.Join(codexHome, "config.toml"))
+	if !strings.HasPrefix(string(config), "# mine\nmodel = \"m\"\n") {
+		t.Fatalf("config.toml lost its content:\n%s", config)
+	}
+	if st, _ := os.Stat(filepath.Join(codexHome, "config.toml")); st.Mode().Perm() != 0o600 {
+		t.Fatalf("config.toml mode %v", st.Mode())
+	}
+	states, err := hooks.CodexHookStates(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust, err := hooks.CodexAdapterHooks(hooksFile, doc)
+	if err != nil || len(trust) != len(hooks.Events(hooks.Codex)) {
+		t.Fatalf("trust entries: %v %v", err, trust)
+	}
+	for _, tr := range trust {
+		if ok, why := hooks.CodexTrusted(states, tr); !ok {
+			t.Errorf("%s: %s", tr.Key, why)
+		}
+	}
+	if out, code := run("codex", "--user", "--trust", "--connect", "unix:/run/ahp.sock", "--write"); code != 0 || !strings.Contains(out, "nothing changed") || !strings.Contains(out, "already trusts") {
+		t.Fatalf("rerun --trust: %d %s", code, out)
+	}
+	// A new address changes the definitions: the trust follows them.
+	if out, code := run("codex", "--user", "--trust", "--connect", "unix:/run/other.sock", "--write"); code != 0 || !strings.Contains(out, "recorded in") {
+		t.Fatalf("new address: %d %s", code, out)
+	}
+	doc, _ = os.ReadFile(hooksFile)
+	config, _ = os.ReadFile(filepath.Join(codexHome, "config.toml"))
+	states, _ = hooks.CodexHookStates(config)
+	trust, _ = hooks.CodexAdapterHooks(hooksFile, doc)
+	for _, tr := range trust {
+		if ok, why := hooks.CodexTrusted(states, tr); !ok {
+			t.Errorf("after a new address, %s: %s", tr.Key, why)
+		}
 	}
 	bad := filepath.Join(dir, ".gemini")
 	_ = os.MkdirAll(bad, 0o755)
