@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,8 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
+
+	"github.com/ahp-go/ahp/internal/loopback"
 )
 
 // The self_protection pack keeps a supervised agent from switching its
@@ -32,6 +35,7 @@ const (
 	paramSPNames    = "self_protection_names"
 	paramSPCmdlines = "self_protection_cmdlines"
 	paramSPUnits    = "self_protection_units"
+	paramSPExes     = "self_protection_executables"
 )
 
 // SelfProtection describes what the self_protection pack protects: the
@@ -57,28 +61,19 @@ type SelfProtection struct {
 	Cmdlines []string
 	// Units are the systemd units the harness runs as.
 	Units []string
+	// Executables are the programs the installed hooks run and the
+	// harness's own executable (ahp, ahp-hook): protected like Paths,
+	// except that running one is not touching it (the admin_command rule
+	// judges what it is run for).
+	Executables []string
 }
 
 // Params returns the pack parameters for sp. Each path is listed as given
 // (made absolute) and, when it differs, as its real path with symbolic
 // links resolved, so that both spellings are recognised.
 func (sp SelfProtection) Params() map[string]any {
-	var paths []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
-		}
-	}
-	for _, p := range sp.Paths {
-		if p == "" {
-			continue
-		}
-		abs := absAgainst(expandHome(p), sp.Cwd)
-		add(abs)
-		add(realPath(abs))
-	}
+	paths := sp.absPaths(sp.Paths)
+	exes := sp.absPaths(sp.Executables)
 	pids := make([]string, 0, len(sp.PIDs))
 	for _, pid := range sp.PIDs {
 		if pid > 0 {
@@ -96,7 +91,30 @@ func (sp SelfProtection) Params() map[string]any {
 		paramSPNames:    dedupe(names),
 		paramSPCmdlines: dedupe(cmdlines),
 		paramSPUnits:    dedupe(units),
+		paramSPExes:     nonNil(exes),
 	}
+}
+
+// absPaths makes each path absolute against sp.Cwd and adds its real path
+// (symbolic links resolved) when that differs.
+func (sp SelfProtection) absPaths(in []string) []string {
+	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range in {
+		if p == "" {
+			continue
+		}
+		abs := absAgainst(expandHome(p), sp.Cwd)
+		add(abs)
+		add(realPath(abs))
+	}
+	return paths
 }
 
 func nonNil(s []string) []string {
@@ -136,6 +154,8 @@ func itoa(n int) string {
 // its parameters.
 type guard struct {
 	paths    [][]string // protected paths, as cleaned components
+	exes     [][]string // protected executables, as cleaned components
+	local    []string   // names the hosts file gives loopback addresses
 	cwd      string
 	home     string
 	admin    []hostPort
@@ -198,10 +218,19 @@ func parseGuard(config ref.Val) *guard {
 			g.paths = append(g.paths, components(p))
 		}
 	}
+	for _, p := range list(paramSPExes) {
+		p = absAgainst(expandHomeWith(p, g.home), g.cwd)
+		if filepath.IsAbs(p) {
+			g.exes = append(g.exes, components(p))
+		}
+	}
 	for _, a := range list(paramSPAdmin) {
 		if hp, ok := parseHostPort(a); ok {
 			g.admin = append(g.admin, hp)
 		}
+	}
+	if len(g.admin) > 0 {
+		g.local = hostsLoopbackNames()
 	}
 	for _, pid := range list(paramSPPids) {
 		g.pids[strings.TrimSpace(pid)] = true
@@ -215,19 +244,38 @@ func parseGuard(config ref.Val) *guard {
 // selfProtectionFunctions are the CEL functions of the self_protection
 // pack. Each takes the payload and the configuration (config).
 func selfProtectionFunctions() []cel.EnvOption {
-	fn := func(name string, check func(*spAction) bool) cel.EnvOption {
+	fn := func(name string, check spCheck) cel.EnvOption {
 		return cel.Function(name, cel.Overload(name+"_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.BoolType,
 			cel.BinaryBinding(func(payload, config ref.Val) ref.Val {
-				return types.Bool(check(readAction(payload, guardFor(config))))
+				return types.Bool(readAction(payload, guardFor(config)).check(check))
 			})))
 	}
 	return []cel.EnvOption{
-		fn("touches_harness_files", (*spAction).touchesHarnessFiles),
-		fn("changes_agent_hooks", (*spAction).changesAgentHooks),
-		fn("runs_harness_admin", (*spAction).runsHarnessAdmin),
-		fn("calls_harness_admin_api", (*spAction).callsAdminAPI),
-		fn("stops_harness", (*spAction).stopsHarness),
+		fn("touches_harness_files", spCheckFiles),
+		fn("changes_agent_hooks", spCheckHooks),
+		fn("runs_harness_admin", spCheckAdmin),
+		fn("calls_harness_admin_api", spCheckAPI),
+		fn("stops_harness", spCheckStop),
+		// self_protection_limit names the limit of the analysis the event
+		// reached ("" when none): the pack blocks such an event rather
+		// than trust a reading that stopped part way.
+		cel.Function("self_protection_limit", cel.Overload("self_protection_limit_dyn_dyn", []*cel.Type{cel.DynType, cel.DynType}, cel.StringType,
+			cel.BinaryBinding(func(payload, config ref.Val) ref.Val {
+				return types.String(readAction(payload, guardFor(config)).limitReached())
+			}))),
 	}
+}
+
+// hostsLoopbackNames returns the names /etc/hosts gives this machine's
+// loopback addresses (localhost.localdomain, the machine's own name on
+// Debian's 127.0.1.1 line).
+func hostsLoopbackNames() []string {
+	f, err := os.Open("/etc/hosts")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return loopback.LoopbackNames(io.LimitReader(f, 1<<20), 256)
 }
 
 // expandHome replaces a leading ~ with the home directory.
@@ -286,28 +334,35 @@ func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) 
 	if !filepath.IsAbs(p) {
 		return p
 	}
+	// The prefixes are cut off by name, not cleaned: "link/.." is the
+	// link target's parent to the kernel, and only resolve may say so.
 	rest := ""
-	cur := p
-	for range 64 {
+	cur := strings.TrimRight(p, "/")
+	for range 128 {
+		if cur == "" {
+			cur = "/"
+		}
 		if r, ok := resolve(cur); ok {
 			if rest == "" {
 				return r
 			}
 			return filepath.Join(r, rest)
 		}
-		dir, base := filepath.Split(cur)
-		dir = filepath.Clean(dir)
-		if dir == cur {
+		if cur == "/" {
 			break
 		}
-		if rest == "" {
+		i := strings.LastIndexByte(cur, '/')
+		base := cur[i+1:]
+		cur = strings.TrimRight(cur[:i], "/")
+		switch {
+		case base == "" || base == ".":
+		case rest == "":
 			rest = base
-		} else {
+		default:
 			rest = base + "/" + rest
 		}
-		cur = dir
 	}
-	return p
+	return filepath.Clean(p)
 }
 
 // components splits a clean absolute path into its names ("/" is none).

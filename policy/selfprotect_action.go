@@ -10,12 +10,44 @@ import (
 	"cel.dev/cel-go/common/types/traits"
 )
 
-// Bounds on the work the self_protection functions do for one event.
+// Bounds on the work the self_protection functions do for one event. An
+// event that reaches one is not read part way and then judged on what was
+// read: the pack's limit rules block it, naming the limit (see
+// limitReached and docs/security.md, "Limits of the self-protection
+// analysis"). The pack's YAML repeats these numbers in its reasons;
+// TestSelfProtectionLimitReasons keeps the two in step.
 const (
-	spMaxCommands  = 256 // simple commands looked at, nested shells included
-	spMaxRealPaths = 32  // paths resolved through the file system
-	spMaxShellNest = 4   // bash -c 'bash -c "..."' levels followed
-	spMaxPatterns  = 16  // pkill patterns compiled
+	spMaxLine      = 1 << 20 // bytes of shell command read
+	spMaxCommands  = 4096    // simple commands looked at, nested shells included
+	spMaxWords     = 65536   // words of those commands
+	spMaxShellNest = 8       // bash -c 'bash -c "..."' and eval levels followed
+	spMaxRealPaths = 1024    // paths resolved through the file system
+	spMaxPathDepth = 64      // names in one path resolved through the file system
+	spMaxPatterns  = 64      // pkill/killall/pgrep patterns judged
+	spMaxAddrs     = 4096    // host:port candidates compared with the admin API
+)
+
+// The limits an event can reach, as self_protection_limit names them.
+const (
+	limitLength    = "length"
+	limitCommands  = "commands"
+	limitWords     = "words"
+	limitNesting   = "nesting"
+	limitPaths     = "paths"
+	limitPatterns  = "patterns"
+	limitAddresses = "addresses"
+)
+
+// spCheck names one of the pack's checks; spAction remembers each result.
+type spCheck int
+
+const (
+	spCheckFiles spCheck = iota
+	spCheckHooks
+	spCheckAdmin
+	spCheckAPI
+	spCheckStop
+	spChecks
 )
 
 // spAction is one event as the self_protection rules read it.
@@ -31,6 +63,51 @@ type spAction struct {
 	cache []spPath // shell paths, computed on first use
 	done  bool     // cache filled
 	all   []spPath // every path, computed on first use
+	words int      // words of the commands read so far
+	limit string   // the first limit reached ("" none)
+	// results of the checks: 0 not run, 1 false, 2 true
+	results [spChecks]int8
+}
+
+// reach records that the analysis reached a limit (the first one counts).
+func (a *spAction) reach(limit string) {
+	if a.limit == "" {
+		a.limit = limit
+	}
+}
+
+// check runs one of the pack's checks once per event.
+func (a *spAction) check(c spCheck) bool {
+	if r := a.results[c]; r != 0 {
+		return r == 2
+	}
+	var hit bool
+	switch c {
+	case spCheckFiles:
+		hit = a.touchesHarnessFiles()
+	case spCheckHooks:
+		hit = a.changesAgentHooks()
+	case spCheckAdmin:
+		hit = a.runsHarnessAdmin()
+	case spCheckAPI:
+		hit = a.callsAdminAPI()
+	case spCheckStop:
+		hit = a.stopsHarness()
+	}
+	a.results[c] = 1
+	if hit {
+		a.results[c] = 2
+	}
+	return hit
+}
+
+// limitReached runs every check (each may reach a limit of its own) and
+// returns the first limit reached, "" when the whole event was read.
+func (a *spAction) limitReached() string {
+	for c := range spChecks {
+		a.check(c)
+	}
+	return a.limit
 }
 
 // spCmd is one simple command and the directory it runs in.
@@ -66,6 +143,26 @@ type spPath struct {
 	write   bool   // the action may change it
 	destroy bool   // the action may delete, move or re-own it and what it holds
 	glob    bool
+	exec    bool // the command word: running it is not touching it
+	// raw is the path joined to its directory but not cleaned, when it
+	// has a ".." in it: the kernel takes ".." after a symbolic link from
+	// the link's target, where cleaning takes it lexically.
+	raw string
+}
+
+// rawJoin joins p to dir without cleaning, when p has a ".." name (else
+// "": abs says all).
+func rawJoin(p, dir string) string {
+	if !hasDotDot(p) {
+		return ""
+	}
+	if !strings.HasPrefix(p, "/") {
+		if dir == "" {
+			return ""
+		}
+		p = dir + "/" + p
+	}
+	return p
 }
 
 // cwdKeys hold the working directory of a tool call.
@@ -125,6 +222,10 @@ func newAction(payload ref.Val, g *guard) *spAction {
 	}
 	a.line = shellCommand(payload)
 	shell := a.line
+	if len(shell) > spMaxLine {
+		a.reach(limitLength)
+		return a
+	}
 	if i := strings.Index(shell, "*** Begin Patch"); i >= 0 {
 		// apply_patch with the patch as an argument or a here-document:
 		// the patch is data, only what precedes it is shell.
@@ -166,7 +267,8 @@ func (a *spAction) addFile(p string, write bool) {
 	if !filepath.IsAbs(abs) {
 		return
 	}
-	a.files = append(a.files, spPath{abs: abs, resolve: true, write: write, destroy: write && destroyingTool(a.tool), glob: strings.ContainsAny(abs, "*?[")})
+	a.files = append(a.files, spPath{abs: abs, resolve: true, write: write, destroy: write && destroyingTool(a.tool), glob: strings.ContainsAny(abs, "*?["),
+		raw: rawJoin(a.expand(p), a.cwd)})
 }
 
 // patches reads apply_patch arguments (Codex): any string argument that
@@ -200,11 +302,20 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // walk splits a command line into simple commands, following cd for the
 // working directory and descending into sh -c and eval scripts.
 func (a *spAction) walk(line, cwd string, depth int) {
-	if line == "" || depth > spMaxShellNest {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	if depth > spMaxShellNest {
+		a.reach(limitNesting)
 		return
 	}
 	for _, words := range splitCommands(line) {
 		if len(a.cmds) >= spMaxCommands {
+			a.reach(limitCommands)
+			return
+		}
+		if a.words += len(words); a.words > spMaxWords {
+			a.reach(limitWords)
 			return
 		}
 		c := spCmd{words: words, start: commandStart(words), cwd: cwd}
@@ -311,7 +422,8 @@ func (a *spAction) shellPaths() []spPath {
 				}
 				a.cache = append(a.cache, spPath{abs: abs, resolve: w.redirect || strings.Contains(p, "/"),
 					write: w.redirect || !reads, destroy: destroys,
-					glob: strings.ContainsAny(p, "*?[")})
+					glob: strings.ContainsAny(p, "*?["), exec: i == c.start && !w.redirect,
+					raw: rawJoin(a.expand(p), c.cwd)})
 			}
 		}
 	}
@@ -335,7 +447,8 @@ func wordPaths(w string) []string {
 }
 
 // allPaths returns every path the action names, each with its real
-// path when it has symbolic links in it (up to spMaxRealPaths lookups).
+// path when it has symbolic links in it. More than spMaxRealPaths
+// lookups, or a path deeper than spMaxPathDepth, reaches the paths limit.
 func (a *spAction) allPaths() []spPath {
 	if a.all != nil {
 		return a.all
@@ -346,8 +459,17 @@ func (a *spAction) allPaths() []spPath {
 	for i := range a.all {
 		p := &a.all[i]
 		p.real = p.abs
-		if p.resolve && !p.glob && a.real < spMaxRealPaths {
-			a.real++
+		if !p.resolve || p.glob {
+			continue
+		}
+		if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
+			a.reach(limitPaths)
+			continue
+		}
+		a.real++
+		if p.raw != "" {
+			p.real = realPath(p.raw)
+		} else {
 			p.real = realPath(p.abs)
 		}
 	}
@@ -357,7 +479,7 @@ func (a *spAction) allPaths() []spPath {
 // touchesHarnessFiles: the action names a protected path, a path inside
 // one, or (deleting, moving or re-owning) a directory above one.
 func (a *spAction) touchesHarnessFiles() bool {
-	if len(a.g.paths) == 0 {
+	if len(a.g.paths) == 0 && len(a.g.exes) == 0 {
 		return false
 	}
 	for _, p := range a.allPaths() {
@@ -382,6 +504,12 @@ func (a *spAction) hitsProtected(p spPath) bool {
 	for _, prot := range a.g.paths {
 		under, above := relate(pc, prot, p.glob)
 		if under || (above && p.destroy) {
+			return true
+		}
+	}
+	for _, prot := range a.g.exes {
+		under, above := relate(pc, prot, p.glob)
+		if under && !p.exec || above && p.destroy {
 			return true
 		}
 	}

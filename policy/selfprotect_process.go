@@ -6,81 +6,25 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/ahp-go/ahp/internal/admincmd"
+	"github.com/ahp-go/ahp/internal/loopback"
 )
 
-// adminSubcommands are the ahp subcommands an agent must not run: they
-// answer approvals, run or replace the harness, or read and change its
-// records. Each maps to the sub-subcommands that count ("" for all).
-var adminSubcommands = map[string][]string{
-	"approvals": nil,
-	"serve":     nil,
-	"audit":     nil,
-	"memory":    {"add", "delete"},
-}
-
-// ahpValueFlags are global flags of ahp that take a separate value.
-var ahpValueFlags = map[string]bool{"--log-level": true, "--log-format": true, "--config": true}
-
 // runsHarnessAdmin: a simple command runs one of ahp's administrative
-// subcommands, whether ahp is the command word or an argument (go run
-// ./cmd/ahp serve, npx ahp approvals).
+// subcommands (internal/admincmd): approvals, serve, doctor, status, audit,
+// memory, runs, replay, hook install or uninstall, whatever global flags
+// come first, whether ahp is the command word or an argument (go run
+// ./cmd/ahp serve, npx ahp approvals, sudo -u x ahp ...), and, by the shape
+// of its arguments, whatever the program is called (a renamed copy).
 func (a *spAction) runsHarnessAdmin() bool {
-	if !a.mentionsAny(a.g.names) {
-		return false
-	}
+	var words []string
 	for _, c := range a.cmds {
-		for i := c.start; i < len(c.words); i++ {
-			if !a.isHarnessName(baseName(c.words[i].text)) {
-				continue
-			}
-			var rest []string
-			for j := i + 1; j < len(c.words); j++ {
-				w := c.words[j].text
-				switch {
-				case ahpValueFlags[w]:
-					j++
-				case strings.HasPrefix(w, "-"):
-				default:
-					rest = append(rest, w)
-				}
-				if len(rest) == 2 {
-					break
-				}
-			}
-			if len(rest) == 0 {
-				continue
-			}
-			subs, ok := adminSubcommands[rest[0]]
-			if !ok {
-				continue
-			}
-			if subs == nil {
-				return true
-			}
-			for _, s := range subs {
-				if len(rest) > 1 && rest[1] == s {
-					return true
-				}
-			}
+		words = words[:0]
+		for _, w := range c.words {
+			words = append(words, w.text)
 		}
-	}
-	return false
-}
-
-func (a *spAction) isHarnessName(n string) bool {
-	for _, name := range a.g.names {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// mentionsAny is a quick test before parsing: does the command text hold
-// any of the words at all?
-func (a *spAction) mentionsAny(words []string) bool {
-	for _, w := range words {
-		if w != "" && strings.Contains(a.line, w) {
+		if _, ok := admincmd.Find(words, a.g.names); ok {
 			return true
 		}
 	}
@@ -88,10 +32,13 @@ func (a *spAction) mentionsAny(words []string) bool {
 }
 
 // callsAdminAPI: the action names the admin API's address (in a URL, as
-// HOST:PORT, as nc HOST PORT or /dev/tcp/HOST/PORT), or an admin API path
-// that answers approvals or reloads the policy.
+// HOST:PORT, as nc HOST PORT, as /dev/tcp/HOST/PORT, or through curl's
+// --resolve and --connect-to), in any spelling of a loopback address and
+// port (internal/loopback), or an admin API path that answers approvals or
+// reloads the policy, percent-encoded or not.
 func (a *spAction) callsAdminAPI() bool {
 	texts := append([]string(nil), a.urls...)
+	var direct []hostPort
 	for _, c := range a.cmds {
 		args := c.args()
 		for i, w := range args {
@@ -99,22 +46,111 @@ func (a *spAction) callsAdminAPI() bool {
 			if i+1 < len(args) && isNumber(args[i+1].text) && !strings.HasPrefix(w.text, "-") {
 				texts = append(texts, net.JoinHostPort(w.text, args[i+1].text))
 			}
-		}
-	}
-	for _, t := range texts {
-		if strings.Contains(t, "/v1/approvals/") && (strings.Contains(t, "/approve") || strings.Contains(t, "/deny")) ||
-			strings.Contains(t, "/v1/policy/reload") {
-			return true
-		}
-		for _, hp := range hostPortsIn(t) {
-			for _, adm := range a.g.admin {
-				if adm.reaches(hp) {
-					return true
+			opt, val, eq := strings.Cut(w.text, "=")
+			if !eq {
+				if i+1 >= len(args) {
+					continue
+				}
+				val = args[i+1].text
+			}
+			switch opt {
+			case "--resolve":
+				direct = append(direct, loopbackResolve(val)...)
+			case "--connect-to":
+				if hp, ok := loopback.CurlConnectTo(val); ok {
+					direct = append(direct, hostPort{hp.Host, hp.Port})
 				}
 			}
 		}
 	}
+	budget := spMaxAddrs
+	hit := func(hps []hostPort) bool {
+		for _, hp := range hps {
+			if budget--; budget < 0 {
+				a.reach(limitAddresses)
+				return false
+			}
+			for _, adm := range a.g.admin {
+				if a.g.reaches(adm, hp) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if hit(direct) {
+		return true
+	}
+	for _, t := range texts {
+		if isAdminPath(t) {
+			return true
+		}
+		if len(a.g.admin) > 0 && hit(hostPortsIn(t)) {
+			return true
+		}
+		if budget < 0 {
+			return false
+		}
+	}
 	return false
+}
+
+// loopbackResolve reads curl's --resolve value.
+func loopbackResolve(v string) []hostPort {
+	hps, _ := loopback.CurlResolve(v)
+	out := make([]hostPort, 0, len(hps))
+	for _, hp := range hps {
+		out = append(out, hostPort{hp.Host, hp.Port})
+	}
+	return out
+}
+
+// isAdminPath reports whether t names an admin API path that answers an
+// approval or reloads the policy, as the server reads the path: percent-
+// encoding decoded once, repeated slashes and /./ removed.
+func isAdminPath(t string) bool {
+	if !strings.Contains(t, "/") {
+		return false
+	}
+	for _, s := range []string{t, percentDecode(t)} {
+		for strings.Contains(s, "//") || strings.Contains(s, "/./") {
+			s = strings.ReplaceAll(strings.ReplaceAll(s, "//", "/"), "/./", "/")
+		}
+		if strings.Contains(s, "/v1/approvals/") && (strings.Contains(s, "/approve") || strings.Contains(s, "/deny")) ||
+			strings.Contains(s, "/v1/policy/reload") {
+			return true
+		}
+	}
+	return false
+}
+
+// percentDecode decodes every valid %XX of s and keeps the rest as it is.
+func percentDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // parseHostPort reads http://HOST:PORT/... or HOST:PORT.
@@ -127,7 +163,7 @@ func parseHostPort(s string) (hostPort, bool) {
 		}
 		port := u.Port()
 		if port == "" {
-			port = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}[u.Scheme]
+			port = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}[strings.ToLower(u.Scheme)]
 		}
 		return hostPort{strings.ToLower(u.Hostname()), port}, port != ""
 	}
@@ -156,8 +192,9 @@ func hostPortsIn(w string) []hostPort {
 		}
 	}
 	// Every ":DIGITS" not followed by another digit, with the host name
-	// (letters, digits, dots, dashes, or a bracketed IPv6 address) before it.
-	for i := 0; i < len(w) && len(out) < 16; i++ {
+	// (letters, digits, dots, dashes, percent-encoding, non-ASCII, or a
+	// bracketed IPv6 address) before it.
+	for i := 0; i < len(w); i++ {
 		if w[i] != ':' {
 			continue
 		}
@@ -165,7 +202,7 @@ func hostPortsIn(w string) []hostPort {
 		for j < len(w) && w[j] >= '0' && w[j] <= '9' {
 			j++
 		}
-		if j == i+1 || j-i-1 > 5 {
+		if j == i+1 {
 			continue
 		}
 		start := i
@@ -184,43 +221,65 @@ func hostPortsIn(w string) []hostPort {
 }
 
 func isHostChar(c byte) bool {
-	return c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	return c == '.' || c == '-' || c == '_' || c == '%' || c >= 0x80 ||
+		c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // reaches reports whether a connection to hp would reach the admin API
-// listening on adm.
-func (adm hostPort) reaches(hp hostPort) bool {
-	if hp.port != adm.port {
+// listening on adm: the same port however written (leading zeros), and
+// the same address in any spelling, or any local address when the API
+// listens on loopback, or any address when it listens on every one.
+func (g *guard) reaches(adm, hp hostPort) bool {
+	ap, ok := loopback.ParsePort(adm.port)
+	if !ok {
+		return false
+	}
+	if p, ok := loopback.ParsePort(hp.port); !ok || p != ap {
 		return false
 	}
 	switch {
-	case hp.host == adm.host:
+	case sameHost(hp.host, adm.host):
 		return true
-	case isAnyAddr(adm.host):
+	case adm.host == "" || loopback.IsUnspecifiedHost(adm.host):
 		return true // listening everywhere: any address of this machine
-	case isLoopbackHost(adm.host):
-		return isLoopbackHost(hp.host) || isAnyAddr(hp.host)
+	case loopback.IsLoopbackHost(adm.host):
+		return g.isLocal(hp.host)
 	}
 	return false
 }
 
-func isAnyAddr(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" || h == "0" }
-
-func isLoopbackHost(h string) bool {
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+// sameHost compares two hosts as the resolver would: by address when both
+// are addresses in any spelling, else by normalised name.
+func sameHost(a, b string) bool {
+	na, nb := loopback.Normalize(a), loopback.Normalize(b)
+	if na == nb {
 		return true
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	aa, ok1 := loopback.ParseHost(a)
+	ab, ok2 := loopback.ParseHost(b)
+	return ok1 && ok2 && aa == ab
+}
+
+// isLocal reports whether a connection to h stays on this machine: an
+// empty host (curl :PORT), any spelling of a loopback or unspecified
+// address, localhost, or a name the hosts file gives a loopback address.
+func (g *guard) isLocal(h string) bool {
+	if h == "" || loopback.IsLocalHost(h) {
+		return true
+	}
+	n := loopback.Normalize(h)
+	for _, l := range g.local {
+		if n == l {
+			return true
+		}
+	}
+	return false
 }
 
 // stopsHarness: kill of the harness's pid (or of every process: -1),
 // kill next to a pgrep/pidof of the harness, pkill or killall whose
 // pattern matches the harness, systemctl or service stopping its unit.
 func (a *spAction) stopsHarness() bool {
-	if !a.mentionsAny([]string{"kill", "systemctl", "service", "pkill", "killall"}) {
-		return false
-	}
 	lookup, killNoTarget := false, false
 	for _, c := range a.cmds {
 		name, args := c.name(), c.args()
@@ -291,6 +350,15 @@ var pkillValueFlags = map[string]bool{
 	"-F": true, "--signal": true, "--euid": true, "--uid": true, "--pgroup": true,
 	"--group": true, "--parent": true, "--terminal": true, "--pidfile": true, "--session": true,
 	"--ns": true, "--nslist": true, "-o": true, "-y": true, "--older-than": true, "--younger-than": true,
+	"--user": true,
+}
+
+// selectorFlags select processes by owner, group, parent, session or
+// terminal; without a pattern, pkill and killall signal all they select.
+var selectorFlags = map[string]bool{
+	"-u": true, "-U": true, "-g": true, "-G": true, "-P": true, "-t": true, "-F": true,
+	"--euid": true, "--uid": true, "--pgroup": true, "--group": true, "--parent": true,
+	"--terminal": true, "--pidfile": true, "--session": true, "--user": true,
 }
 
 // patternsHitHarness reports whether pkill/killall/pgrep/pidof would
@@ -298,6 +366,7 @@ var pkillValueFlags = map[string]bool{
 // command line), or -u for the user it runs as is not judged here.
 func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
 	full, regex := false, name == "pkill" || name == "pgrep"
+	selector := false // -u USER, -P PPID...: every process they select, with no pattern
 	var pats []string
 	for i := 0; i < len(args); i++ {
 		w := args[i].text
@@ -307,7 +376,13 @@ func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
 		case w == "-r" || w == "--regexp":
 			regex = true
 		case pkillValueFlags[w]:
+			selector = selector || selectorFlags[w]
 			i++
+		case strings.HasPrefix(w, "--") && strings.Contains(w, "="):
+			opt, _, _ := strings.Cut(w, "=")
+			selector = selector || selectorFlags[opt]
+		case len(w) > 2 && w[0] == '-' && w[1] != '-' && selectorFlags[w[:2]] && !isSignalWord(w):
+			selector = true // -u1000
 		case strings.HasPrefix(w, "-"):
 			if name == "pkill" && !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'f') && !isSignalWord(w) {
 				full = true
@@ -316,12 +391,16 @@ func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
 			pats = append(pats, w)
 		}
 	}
+	if len(pats) == 0 && selector && name != "pidof" {
+		return true // every process of a user, group, parent or session: the harness may be one
+	}
 	subjects := a.g.names
 	if full {
 		subjects = append(append([]string(nil), a.g.names...), a.g.cmdlines...)
 	}
 	for i, p := range pats {
 		if i >= spMaxPatterns {
+			a.reach(limitPatterns)
 			break
 		}
 		if !regex {

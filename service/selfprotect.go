@@ -38,7 +38,9 @@ func HarnessFiles(c config.Config, configFile string) []string {
 }
 
 // selfProtection describes the running harness for the self_protection
-// pack: its files, admin address, process and names.
+// pack: its files, admin address, process and names, and the executables
+// its hooks run (its own, ahp and ahp-hook, and those the hook settings it
+// can read name; see HookExecutables for what it cannot know).
 func selfProtection(c config.Config, configFile string) policy.SelfProtection {
 	cwd, _ := os.Getwd()
 	sp := policy.SelfProtection{
@@ -50,9 +52,8 @@ func selfProtection(c config.Config, configFile string) policy.SelfProtection {
 	if c.Admin != "" {
 		sp.AdminAddrs = []string{c.Admin}
 	}
-	if exe, err := os.Executable(); err == nil {
-		sp.Names = append(sp.Names, filepath.Base(exe))
-	}
+	home, _ := os.UserHomeDir()
+	sp.Executables, sp.Names = harnessExecutables(cwd, home)
 	return sp
 }
 

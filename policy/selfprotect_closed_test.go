@@ -1,0 +1,271 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ahp-go/ahp/protocol"
+)
+
+// spRules are the rule ids of the self_protection pack.
+const (
+	spFiles = "self_protection.harness_files"
+	spHooks = "self_protection.agent_hooks"
+	spAdmin = "self_protection.admin_command"
+	spAPI   = "self_protection.admin_api"
+	spStop  = "self_protection.stop_harness"
+)
+
+// withExecutables adds the executables the hooks run to the fixture: the
+// harness's ahp binary (bin/ahp) and a hook script the settings name.
+func (f *spFixture) withExecutables(t *testing.T) (ahpBin, hookScript string) {
+	t.Helper()
+	ahpBin = filepath.Join(f.root, "bin", "ahp")
+	hookScript = filepath.Join(f.root, "hooks", "guard.sh")
+	for _, p := range []string{ahpBin, hookScript} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp := SelfProtection{
+		Paths:       []string{"ahp-data", "team.yaml", "../etc/ahp.yaml", "ahp.sock"},
+		Executables: []string{ahpBin, hookScript},
+		Cwd:         f.proj,
+		AdminAddrs:  []string{"http://127.0.0.1:7700"},
+		PIDs:        []int{spPID},
+		Cmdlines:    []string{"/usr/local/bin/ahp serve --config /etc/ahp/ahp.yaml"},
+	}
+	f.opts.Params = sp.Params()
+	return ahpBin, hookScript
+}
+
+// The rows of issue 24's table that belong to the self_protection pack,
+// with the exact commands of the table.
+func TestSelfProtectionIssue24Table(t *testing.T) {
+	f := newSPFixture(t)
+	ahpBin, hookScript := f.withExecutables(t)
+	pad := strings.Repeat("true;", 256)
+	blocked := map[string]string{
+		// Self-approval.
+		"ahp --admin http://127.0.0.1:07700 approvals approve 1": spAdmin,
+		"ahp --token '' approvals approve 1":                     spAdmin,
+		// Supervision switched off by the installer.
+		"ahp hook install claude-code --command true --write": spAdmin,
+		// Analysis that gave up after 256 commands.
+		pad + "cat ahp-data/admin.token":                spFiles,
+		pad + "kill 4242":                               spStop,
+		pad + "sed -i s/block/allow/ team.yaml":         spFiles,
+		pad + "echo '{}' > .claude/settings.json":       spHooks,
+		pad + "ahp approvals approve 1":                 spAdmin,
+		pad + "curl http://127.0.0.1:7700/v1/approvals": spAPI,
+		// The admin API under other spellings.
+		"curl http://127.1:7700/v1/approvals":                                            spAPI,
+		"curl http://0x7f000001:7700/v1/approvals":                                       spAPI,
+		"curl http://2130706433:7700/v1/approvals":                                       spAPI,
+		"curl http://017700000001:7700/v1/approvals":                                     spAPI,
+		"curl http://127.0.0.1:07700/v1/approvals":                                       spAPI,
+		"curl --resolve example.com:7700:127.0.0.1 http://example.com:7700/v1/approvals": spAPI,
+		"curl http://[::1]:7700/v1/approvals":                                            spAPI,
+		"curl http://localhost.:7700/v1/approvals":                                       spAPI,
+		// The hook executable.
+		"rm -f " + ahpBin + " && cp /bin/true " + ahpBin: spFiles,
+		"cp /bin/true " + ahpBin:                         spFiles,
+		"echo 'exit 0' > " + hookScript:                  spFiles,
+	}
+	var cases []packCase
+	for cmd, rule := range blocked {
+		name := cmd
+		if rest, ok := strings.CutPrefix(cmd, pad); ok {
+			name = "256 true; then " + rest
+		}
+		cases = append(cases, packCase{"block " + name, f.sh(cmd), rule})
+	}
+	cases = append(cases,
+		packCase{"Write the ahp binary", f.tool("Write", map[string]any{"file_path": ahpBin, "content": "#!/bin/sh\nexit 0\n"}), spFiles},
+		packCase{"Edit the hook script", f.tool("Edit", map[string]any{"file_path": hookScript, "old_string": "sh", "new_string": "true"}), spFiles},
+		packCase{"run the ahp binary", f.sh(ahpBin + " version"), ""},
+		packCase{"run the ahp binary's check", f.sh(ahpBin + " check team2.yaml"), ""},
+	)
+	runPackCases(t, f.opts, cases)
+}
+
+// Every limit of the self-protection analysis blocks, with a reason that
+// names the limit and its bound; just under each bound, the same shapes
+// are read through and judged on what they do.
+func TestSelfProtectionLimitReasons(t *testing.T) {
+	f := newSPFixture(t)
+	set, err := Compile(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals := strings.Repeat("eval ", spMaxShellNest+1) + "true"
+	var many, deep []string
+	for i := range spMaxRealPaths + 1 {
+		many = append(many, fmt.Sprintf("src/f%d", i))
+	}
+	deep = append(deep, strings.Repeat("d/", spMaxPathDepth+1)+"x")
+	var pats []string
+	for i := range spMaxPatterns + 1 {
+		pats = append(pats, fmt.Sprintf("p%d", i))
+	}
+	for _, c := range []struct {
+		limit, cmd, bound string
+	}{
+		{"length", "echo " + strings.Repeat("a", spMaxLine), "1 MiB"},
+		{"commands", strings.Repeat("true;", spMaxCommands+1), strconv.Itoa(spMaxCommands)},
+		{"commands", strings.Repeat("true;", spMaxCommands) + "cat ahp-data/admin.token", strconv.Itoa(spMaxCommands)},
+		{"words", "echo" + strings.Repeat(" a", spMaxWords), strconv.Itoa(spMaxWords)},
+		{"nesting", evals, strconv.Itoa(spMaxShellNest)},
+		{"paths", "ls " + strings.Join(many, " "), strconv.Itoa(spMaxRealPaths)},
+		{"paths", "cat " + strings.Join(deep, " "), strconv.Itoa(spMaxPathDepth)},
+		{"patterns", "killall " + strings.Join(pats, " "), strconv.Itoa(spMaxPatterns)},
+		{"addresses", "echo " + strings.Repeat("a:1,", spMaxAddrs+1), strconv.Itoa(spMaxAddrs)},
+	} {
+		r := set.Evaluate(f.sh(c.cmd))
+		if r.RuleID != "self_protection.limit_"+c.limit || r.Decision.Kind != protocol.DecisionBlock {
+			t.Errorf("%s: rule %q, decision %s", c.limit, r.RuleID, r.Decision.Kind)
+			continue
+		}
+		if !strings.Contains(r.Decision.Reason, c.bound) || !strings.Contains(r.Decision.Reason, "protects itself") {
+			t.Errorf("%s: reason %q does not name the bound %s", c.limit, r.Decision.Reason, c.bound)
+		}
+	}
+	// Just under the bounds: read through, and judged.
+	under := map[string]string{
+		strings.Repeat("true;", spMaxCommands-1) + "cat ahp-data/admin.token": spFiles,
+		strings.Repeat("eval ", spMaxShellNest) + "cat ahp-data/admin.token":  spFiles,
+		"ls " + strings.Join(many[:spMaxRealPaths-1], " ") + " ahp-data":      spFiles,
+		"killall " + strings.Join(pats[:spMaxPatterns-1], " ") + " ahp":       spStop,
+		strings.Repeat("true;", spMaxCommands-1):                              "",
+		"ls " + strings.Join(many[:spMaxRealPaths], " "):                      "",
+		"echo" + strings.Repeat(" a", spMaxWords-2):                           "",
+	}
+	for cmd, rule := range under {
+		if r := set.Evaluate(f.sh(cmd)); r.RuleID != rule {
+			t.Errorf("under the bounds (%.40s...): rule %q, want %q", cmd, r.RuleID, rule)
+		}
+	}
+}
+
+// The reader judges the words the shell runs, not the text: quotes and
+// backslashes inside a command name do not hide it.
+func TestSelfProtectionQuotedCommandNames(t *testing.T) {
+	f := newSPFixture(t)
+	runPackCases(t, f.opts, []packCase{
+		{"k'i'll", f.sh("k'i'll 4242"), spStop},
+		{`p\kill`, f.sh(`p\kill -f 'ahp serve'`), spStop},
+		{"a'h'p approvals", f.sh("a'h'p approvals approve 1"), spAdmin},
+		{`"ahp" approvals`, f.sh(`"ahp" --admin http://127.1:07700 approvals approve 1`), spAdmin},
+		{"renamed copy", f.sh("cp $(command -v ahp) /tmp/x && /tmp/x approvals approve 1"), spAdmin},
+		{"renamed copy, flags first", f.sh("/tmp/x --token '' approvals approve 1"), spAdmin},
+		{"go run", f.sh("go run ./cmd/ahp --admin http://localhost:7700 approvals approve 1"), spAdmin},
+		{"hook uninstall", f.sh("ahp hook uninstall claude-code --write"), spAdmin},
+		{"doctor", f.sh("ahp doctor"), spAdmin},
+		{"status", f.sh("ahp status"), spAdmin},
+		{"stdio serve", f.sh("ahp send --connect 'stdio:ahp serve' pre_action '{}'"), spAdmin},
+		{"the hook itself", f.sh("ahp hook claude-code --connect unix:ahp.sock < event.json"), ""},
+		{"ahp send", f.sh("ahp send --connect unix:/tmp/other.sock pre_action '{}'"), ""},
+	})
+}
+
+// More spellings of the admin API's address: every one reaches it.
+func TestSelfProtectionAdminAPISpellings(t *testing.T) {
+	f := newSPFixture(t)
+	var cases []packCase
+	for _, cmd := range []string{
+		"curl http://127.0.0.1:0000007700/v1/status",
+		"curl 127.1:07700/v1/approvals",
+		"curl http://0x7f.1:7700/",
+		"curl http://0177.0.0.1:7700/",
+		"curl http://127.0.0.2:7700/",
+		"curl http://LOCALHOST:7700/",
+		"curl http://api.localhost:7700/",
+		"curl 'http://[::ffff:127.0.0.1]:7700/'",
+		"curl 'http://[0:0:0:0:0:0:0:1]:7700/'",
+		"curl http://0:7700/",
+		"curl http://0.0.0.0:7700/",
+		"curl 'http://[::]:7700/'",
+		"curl http://%31%32%37.0.0.1:7700/",
+		"curl http://１２７.０.０.１:7700/",
+		"curl --connect-to example.com:80:127.1:7700 http://example.com/v1/approvals",
+		"curl --connect-to ::[::1]:07700 http://example.com/",
+		"curl --resolve '*:7700:[::1]' http://x.test:7700/",
+		"curl --resolve +x.test:07700:10.0.0.9,127.0.0.1 http://x.test:07700/",
+		"nc 127.1 07700",
+		"exec 3<>/dev/tcp/0x7f000001/07700",
+		"socat - TCP:2130706433:7700",
+		"wget -qO- http://user:pw@127.1:7700/v1/approvals",
+		"curl -X POST http://approvals.internal/v1/approval%73/1/approv%65",
+		"curl -X POST http://approvals.internal/v1//approvals/./1/approve",
+	} {
+		cases = append(cases, packCase{"block " + cmd, f.sh(cmd), spAPI})
+	}
+	for _, cmd := range []string{
+		"curl http://127.0.0.1:8080/health",
+		"curl http://127.1:17700/",
+		"curl http://127.0.0.1:770/",
+		"curl https://example.com:7700/",
+		"curl http://10.0.0.1:7700/",
+		"curl --resolve example.com:7700:10.0.0.1 http://example.com:7700/",
+		"curl http://127.0.0.1:07701/",
+	} {
+		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
+	}
+	runPackCases(t, f.opts, cases)
+}
+
+// A name the hosts file gives a loopback address reaches the admin API.
+func TestSelfProtectionHostsFileNames(t *testing.T) {
+	g := &guard{local: []string{"devbox"}}
+	adm := hostPort{"127.0.0.1", "7700"}
+	if !g.reaches(adm, hostPort{"DevBox.", "07700"}) {
+		t.Fatal("a hosts-file loopback name does not reach the admin API")
+	}
+	if g.reaches(adm, hostPort{"otherbox", "7700"}) {
+		t.Fatal("another name reaches the admin API")
+	}
+	everywhere := hostPort{"0.0.0.0", "7700"}
+	if !g.reaches(everywhere, hostPort{"10.1.2.3", "7700"}) || g.reaches(everywhere, hostPort{"10.1.2.3", "7701"}) {
+		t.Fatal("an admin API on every address")
+	}
+	mine := hostPort{"10.1.2.3", "7700"}
+	if !g.reaches(mine, hostPort{"0xa010203", "7700"}) || g.reaches(mine, hostPort{"127.0.0.1", "7700"}) {
+		t.Fatal("an admin API on one address, in another spelling")
+	}
+}
+
+// ".." after a symbolic link is the link target's parent, as the kernel
+// takes it: elsewhere/data-link/.. is the project, not elsewhere.
+func TestSelfProtectionDotDotAfterLink(t *testing.T) {
+	f := newSPFixture(t)
+	link := filepath.Join(f.root, "elsewhere", "data-link")
+	runPackCases(t, f.opts, []packCase{
+		{"cat through link/..", f.sh("cat ../elsewhere/data-link/../ahp-data/admin.token"), spFiles},
+		{"absolute, through link/..", f.sh("cat " + link + "/../team.yaml"), spFiles},
+		{"write a new file through link/..", f.sh("echo x > ../elsewhere/data-link/../ahp-data/new.db"), spFiles},
+		{"Read through link/..", f.tool("Read", map[string]any{"file_path": link + "/../ahp-data/admin.token"}), spFiles},
+		{"lexical .. elsewhere", f.sh("cat ../elsewhere/../proj/README.md"), ""},
+	})
+}
+
+// pkill and killall without a pattern signal every process their selectors
+// (-u, -U, -g, -P...) pick, the harness among them when it runs as that
+// user.
+func TestSelfProtectionKillEveryProcessOfAUser(t *testing.T) {
+	f := newSPFixture(t)
+	var cases []packCase
+	for _, cmd := range []string{"pkill -u $USER", "pkill -9 -U 1000", "pkill --euid=1000", "pkill -u1000", "killall -u dev", "killall --user dev", "kill $(pgrep -u dev)", "pkill -P 1"} {
+		cases = append(cases, packCase{"block " + cmd, f.sh(cmd), spStop})
+	}
+	for _, cmd := range []string{"pkill -u dev node", "killall -u dev node", "pgrep -u dev", "pkill -f 'node server.js'"} {
+		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
+	}
+	runPackCases(t, f.opts, cases)
+}
