@@ -58,6 +58,7 @@ type options struct {
 	listMissed, listStopped bool
 	targets                 Targets
 	publicCwd               string
+	categories              string
 }
 
 func main() {
@@ -68,6 +69,7 @@ func main() {
 	fs.StringVar(&o.tldr, "tldr", "", "a checkout of tldr-pages/tldr: the examples of pages/common and pages/linux as ordinary")
 	fs.StringVar(&o.publicCwd, "public-cwd", "~/src/app", "the agent's working directory sent with the public corpora's actions")
 	fs.StringVar(&o.home, "home", "", "the agent's home directory: ~ in the corpus's cwd and file-tool paths, and HOME of an in-process harness (default: $HOME)")
+	fs.StringVar(&o.categories, "category", "", "send only the cases of these categories (comma-separated: credentials,git,upload,common,...)")
 	fs.StringVar(&o.connect, "connect", "", "use the harness at this address (unix:PATH, ...) instead of starting one in-process")
 	fs.StringVar(&o.config, "config", "", "in-process harness: a configuration file (default: the built-in defaults)")
 	fs.StringVar(&o.dataDir, "data-dir", "", "in-process harness: its data directory (default: a temporary directory, removed at the end)")
@@ -185,8 +187,21 @@ func loadAll(o options, home string) ([]Case, error) {
 		}
 		cases = append(cases, cs...)
 	}
+	if o.categories != "" {
+		want := map[string]bool{}
+		for _, c := range strings.Split(o.categories, ",") {
+			want[strings.TrimSpace(c)] = true
+		}
+		kept := cases[:0]
+		for _, c := range cases {
+			if want[c.Category] {
+				kept = append(kept, c)
+			}
+		}
+		cases = kept
+	}
 	if len(cases) == 0 {
-		return nil, errors.New("no case to send: give --corpus, --gtfobins or --tldr")
+		return nil, errors.New("no case to send: give --corpus, --gtfobins or --tldr (and a --category they have)")
 	}
 	for i := range cases {
 		cases[i].Cwd = expandHome(cases[i].Cwd, home)
