@@ -52,7 +52,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		// persistence
 		`echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys`:            "persistence.backdoor",
 		`echo /tmp/x.so > /etc/ld.so.preload`:                        "persistence.backdoor",
-		`echo 'alias sudo="x"' >> /root/.bashrc`:                     "system_integrity.system_files", // /root is the system's
+		`echo 'alias sudo="x"' >> /root/.bashrc`:                     "persistence.startup_files",
 		`echo 'alias sudo="x"' >> ~/.bashrc`:                         "persistence.startup_files",
 		`crontab -l | { cat; echo '* * * * * /tmp/x'; } | crontab -`: "persistence.scheduled",
 		`echo x > .git/hooks/pre-commit`:                             "persistence.git_hooks",
