@@ -70,6 +70,12 @@ func (s *state) shellIn(script string, env *shEnv) {
 			s.unknown(false, "shell syntax not understood: %s", shortErr(err))
 			return
 		}
+		if s.out == nil {
+			// About one effect per 16 bytes of script: grow once, not by doubling.
+			s.out = make([]Effect, 0, min(4+len(script)/16, MaxEffects))
+		}
+		// A child shell's cd does not move its parent.
+		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
 		r := &sh{s: s, vars: map[string]shVar{}, name: "sh"}
 		var in *stream
 		if env != nil {
@@ -185,8 +191,31 @@ func (r *sh) stmts(list []*syntax.Stmt, in *stream) *stream {
 	return out
 }
 
+// maxSteps bounds the statements and commands read in one analysis:
+// loops, functions and nested shells re-read text, and this keeps the
+// work linear in what a limit allows.
+const maxSteps = 50000
+
+// step counts one unit of work; past maxSteps it records a limit Unknown
+// and stops the analysis.
+func (r *sh) step() bool {
+	if r.s.full {
+		return false
+	}
+	r.s.steps++
+	if r.s.steps > maxSteps {
+		r.s.unknown(true, "more than %d commands read in one action", maxSteps)
+		r.s.full = true
+		return false
+	}
+	return true
+}
+
 func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 	if st == nil || st.Cmd == nil && len(st.Redirs) == 0 {
+		return nil
+	}
+	if !r.step() {
 		return nil
 	}
 	rd := r.redirs(st.Redirs, in)
@@ -371,10 +400,18 @@ func (r *sh) assign(a *syntax.Assign, export bool) {
 	if ea.name == "" {
 		return
 	}
+	if len(ea.val.val) > MaxInput {
+		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
+		ea.val = sword{arg: ea.val.arg[:0]}
+	}
 	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported}
 	if a.Append {
 		old := r.vars[ea.name]
 		v.val, v.known = old.val+v.val, old.known && v.known
+		if len(v.val) > MaxInput {
+			r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
+			v.val, v.known = "", false
+		}
 	}
 	r.vars[ea.name] = v
 }
@@ -406,7 +443,7 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
 // functions of the script, then the program's Run and what the table says
 // it does.
 func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
-	if len(ws) == 0 {
+	if len(ws) == 0 || !r.step() {
 		return nil
 	}
 	name := ws[0]
@@ -551,7 +588,7 @@ func (r *sh) path(p string, noFollow bool) string {
 		}
 	}
 	dir, base := path.Split(q)
-	if base == "" || base == "." || base == ".." {
+	if base == "" || base == "." || base == ".." || dir == "/" {
 		return q
 	}
 	if real, err := fs.EvalSymlinks(strings.TrimSuffix(dir, "/")); err == nil && real != "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"path"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -804,6 +805,8 @@ func hEcho(c *call) *stream {
 	return &stream{kind: sText, text: text}
 }
 
+var printfWidthRE = regexp.MustCompile(`%[-+ #0']*(\*|[0-9]{5,})|\.[0-9]{5,}`)
+
 func hPrintf(c *call) *stream {
 	args := c.args()
 	varName := ""
@@ -827,6 +830,10 @@ func hPrintf(c *call) *stream {
 		vals[i] = a.val
 	}
 	if strings.Contains(strings.Join(vals, ""), "\\") && !c.r.decodeRound("printf") {
+		return outputOf("printf")
+	}
+	if printfWidthRE.MatchString(vals[0]) {
+		c.r.s.unknown(true, "printf with a field width too large to expand")
 		return outputOf("printf")
 	}
 	text, _, err := expand.Format(nil, vals[0], vals[1:])

@@ -3,6 +3,7 @@ package effects
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // call is one program run by the shell, as the table of programs sees it.
@@ -71,12 +72,20 @@ func (p *parsed) all(names ...string) []sword {
 type optSet map[string]bool
 
 func opts(spec string) optSet {
+	if m, ok := optCache.Load(spec); ok {
+		return m.(optSet)
+	}
 	m := optSet{}
 	for _, f := range strings.Fields(spec) {
 		m[f] = true
 	}
+	optCache.Store(spec, m)
 	return m
 }
+
+// optCache keeps the option sets built from the literal specs in the
+// handlers, so that each is built once.
+var optCache sync.Map
 
 // parseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
 // "-o file" for options that take a value, "--long=value" and "--long

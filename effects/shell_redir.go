@@ -87,7 +87,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 			fds[def(0)] = fdTarget{in: st}
 			continue
 		}
-		w := r.joinWord(x.Word)
+		w := r.redirWord(x.Word)
 		switch x.Op {
 		case syntax.DplIn, syntax.DplOut:
 			if w.known {
@@ -219,4 +219,16 @@ func (r *sh) heredoc(x *syntax.Redirect) *stream {
 		return outputOf("")
 	}
 	return &stream{kind: sText, text: w.val}
+}
+
+// redirWord evaluates a redirection target: no field splitting, and a
+// pattern is expanded (through ctx.FS) only when it matches one path, as
+// bash does.
+func (r *sh) redirWord(w *syntax.Word) sword {
+	if r.s.ctx.FS != nil {
+		if ws := r.words([]*syntax.Word{w}, false); len(ws) == 1 && ws[0].known && !ws[0].glob {
+			return ws[0]
+		}
+	}
+	return r.joinWord(w)
 }
