@@ -44,7 +44,8 @@ type sh struct {
 	inAlias  map[string]bool
 	args     []sword
 	name     string
-	fds      map[int]fdTarget // fds opened by exec, kept for the script
+	fds      fdTable // fds opened by exec, kept for the script
+	shared   bool    // vars, funcs and aliases belong to an enclosing scope (see cow)
 	funcCall int
 }
 
@@ -71,8 +72,8 @@ func (s *state) shellIn(script string, env *shEnv) {
 			return
 		}
 		if s.out == nil {
-			// About one effect per 16 bytes of script: grow once, not by doubling.
-			s.out = make([]Effect, 0, min(4+len(script)/16, MaxEffects))
+			// About one effect per 10 bytes of script at most: grow once, not by doubling.
+			s.out = make([]Effect, 0, min(4+len(script)/10, MaxEffects))
 		}
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
@@ -224,7 +225,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 	case nil:
 		// Redirections only: "> file" truncates it, handled above.
 	case *syntax.CallExpr:
-		out = r.callExpr(c, rd)
+		out = r.callExpr(c, &rd)
 	case *syntax.BinaryCmd:
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
@@ -254,6 +255,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 			out = r.stmts(it.Stmts, rd.stdin)
 		}
 	case *syntax.FuncDecl:
+		r.cow()
 		if r.funcs == nil {
 			r.funcs = map[string]*syntax.Stmt{}
 		}
@@ -281,27 +283,41 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 }
 
 // scoped reads something in a subshell: variables, functions, aliases and
-// the working directory it changes do not outlive it.
+// the working directory it changes do not outlive it. The maps are copied
+// only when the subshell writes to them (cow).
 func (r *sh) scoped(fn func()) {
-	vars := make(map[string]shVar, len(r.vars))
+	vars, funcs, aliases, cwd, shared := r.vars, r.funcs, r.aliases, r.s.ctx.Cwd, r.shared
+	r.shared = true
+	fn()
+	r.vars, r.funcs, r.aliases, r.s.ctx.Cwd, r.shared = vars, funcs, aliases, cwd, shared
+}
+
+// cow gives the current scope its own variables, functions and aliases
+// before it changes them.
+func (r *sh) cow() {
+	if !r.shared {
+		return
+	}
+	r.shared = false
+	vars := make(map[string]shVar, len(r.vars)+1)
 	for k, v := range r.vars {
 		vars[k] = v
 	}
-	funcs, aliases, cwd := r.funcs, r.aliases, r.s.ctx.Cwd
-	if funcs != nil {
-		r.funcs = make(map[string]*syntax.Stmt, len(funcs))
-		for k, v := range funcs {
-			r.funcs[k] = v
+	r.vars = vars
+	if r.funcs != nil {
+		funcs := make(map[string]*syntax.Stmt, len(r.funcs))
+		for k, v := range r.funcs {
+			funcs[k] = v
 		}
+		r.funcs = funcs
 	}
-	if aliases != nil {
-		r.aliases = make(map[string]string, len(aliases))
-		for k, v := range aliases {
-			r.aliases[k] = v
+	if r.aliases != nil {
+		aliases := make(map[string]string, len(r.aliases))
+		for k, v := range r.aliases {
+			aliases[k] = v
 		}
+		r.aliases = aliases
 	}
-	fn()
-	r.vars, r.funcs, r.aliases, r.s.ctx.Cwd = vars, funcs, aliases, cwd
 }
 
 // substsIn reads the command and process substitutions anywhere inside a
@@ -335,6 +351,7 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 		items = r.args
 	}
 	name := wi.Name.Value
+	r.cow()
 	if len(items) == 0 || len(items) > maxLoopItems {
 		r.vars[name] = shVar{}
 		return r.stmts(c.Do, in)
@@ -348,6 +365,7 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 }
 
 func (r *sh) declClause(c *syntax.DeclClause) {
+	r.cow()
 	export := c.Variant.Value == "export"
 	for _, a := range c.Args {
 		if a.Naked && a.Name == nil {
@@ -400,6 +418,7 @@ func (r *sh) assign(a *syntax.Assign, export bool) {
 	if ea.name == "" {
 		return
 	}
+	r.cow()
 	if len(ea.val.val) > MaxInput {
 		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
 		ea.val = sword{arg: ea.val.arg[:0]}
@@ -547,7 +566,7 @@ func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) 
 // download records a download fed to an interpreter, and that its code
 // cannot be read.
 func (r *sh) download(st *stream, into string) {
-	r.s.add(Effect{Kind: Download, URL: st.url, Host: st.host, Port: st.port, Into: into})
+	r.s.add(Effect{Kind: Download, Program: st.prog, URL: st.url, Host: st.host, Port: st.port, Into: into})
 	where := st.url
 	if where == "" {
 		where = st.host

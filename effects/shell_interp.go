@@ -527,12 +527,11 @@ func (r *sh) splitText(text string) []sword {
 	p := parserPool.Get().(*syntax.Parser)
 	defer parserPool.Put(p)
 	var ws []*syntax.Word
-	err := p.Words(strings.NewReader(text), func(w *syntax.Word) bool {
+	for w, err := range p.WordsSeq(strings.NewReader(text)) {
+		if err != nil {
+			return []sword{{arg: text}}
+		}
 		ws = append(ws, w)
-		return true
-	})
-	if err != nil {
-		return []sword{{arg: text}}
 	}
 	return r.words(ws, true)
 }
@@ -637,6 +636,7 @@ func hPopd(c *call) *stream {
 }
 
 func hAlias(c *call) *stream {
+	c.r.cow()
 	for _, w := range c.args() {
 		if !w.known {
 			continue
@@ -654,6 +654,7 @@ func hAlias(c *call) *stream {
 }
 
 func hUnalias(c *call) *stream {
+	c.r.cow()
 	for _, w := range c.args() {
 		if w.known && w.val == "-a" {
 			c.r.aliases = nil
@@ -664,6 +665,7 @@ func hUnalias(c *call) *stream {
 }
 
 func hUnset(c *call) *stream {
+	c.r.cow()
 	fn := false
 	for _, w := range c.args() {
 		switch {
@@ -680,6 +682,7 @@ func hUnset(c *call) *stream {
 }
 
 func hRead(c *call) *stream {
+	c.r.cow()
 	p := parseOpts(c.args(), opts("-p -d -n -N -t -u -a -i -C -c -s"), false)
 	for _, w := range p.ops {
 		c.r.vars[w.val] = shVar{}
@@ -742,6 +745,7 @@ func atoiDefault(s string, d int) int {
 }
 
 func hExport(c *call) *stream {
+	c.r.cow()
 	export := c.prog == "export"
 	for _, w := range c.args() {
 		if w.known && strings.HasPrefix(w.val, "-") {
@@ -808,6 +812,7 @@ func hEcho(c *call) *stream {
 var printfWidthRE = regexp.MustCompile(`%[-+ #0']*(\*|[0-9]{5,})|\.[0-9]{5,}`)
 
 func hPrintf(c *call) *stream {
+	c.r.cow()
 	args := c.args()
 	varName := ""
 	if len(args) >= 2 && args[0].known && args[0].val == "-v" {

@@ -76,9 +76,6 @@ func (c *call) connectURL(w sword) (host, port string, ok bool) {
 // sendStdin records that a command sends its standard input to a
 // network destination.
 func (c *call) sendStdin(host, port, u string) {
-	for _, p := range c.in.reads() {
-		_ = p // the Read was recorded where the data was read
-	}
 	c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: u, Source: c.in.source()})
 }
 
@@ -205,7 +202,7 @@ func hCurl(c *call) *stream {
 		return nil
 	}
 	if len(eps) > 0 {
-		return &stream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port}
+		return &stream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port, prog: c.prog}
 	}
 	return c.filter()
 }
@@ -254,7 +251,7 @@ func hWget(c *call) *stream {
 		switch {
 		case hasOut && out.known && out.val == "-":
 			if first == nil {
-				first = &stream{kind: sNet, url: u.val, host: host, port: port}
+				first = &stream{kind: sNet, url: u.val, host: host, port: port, prog: c.prog}
 			}
 		case hasOut:
 			c.downloadTo(u.val, host, port, out)
@@ -315,7 +312,7 @@ func hNc(c *call) *stream {
 	} else {
 		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
 	}
-	sock := &stream{kind: sNet, host: host, port: port}
+	sock := &stream{kind: sNet, host: host, port: port, prog: c.prog}
 	if e, ok := p.get("-e", "--exec"); ok {
 		c.remoteShell(e, false, sock)
 		return nil
@@ -475,7 +472,7 @@ func hTelnet(c *call) *stream {
 	if c.in != nil {
 		c.sendStdin(host, port, "")
 	}
-	return &stream{kind: sNet, host: host, port: port}
+	return &stream{kind: sNet, host: host, port: port, prog: c.prog}
 }
 
 var sshOpts = opts("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")

@@ -92,7 +92,7 @@ var optCache sync.Map
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
 func parseOpts(args []sword, valued optSet, stopAtOperand bool) *parsed {
-	p := &parsed{}
+	p := &parsed{ops: make([]sword, 0, len(args))}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val

@@ -600,6 +600,11 @@ func hAwk(c *call) *stream {
 	return c.filter(c.paths(files)...)
 }
 
+var (
+	awkPipeRE  = regexp.MustCompile(`\|\s*"`)
+	awkRedirRE = regexp.MustCompile(`>>?\s*"([^"]+)"`)
+)
+
 var awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
 
 // awkProgram reads the commands an awk program runs: system("literal")
@@ -613,10 +618,10 @@ func (c *call) awkProgram(prog string) {
 	for _, m := range found {
 		c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
 	}
-	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || regexp.MustCompile(`\|\s*"`).MatchString(prog) {
+	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || awkPipeRE.MatchString(prog) {
 		c.r.s.unknown(false, "%s program runs commands not known statically", c.prog)
 	}
-	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(prog, -1) {
+	for _, m := range awkRedirRE.FindAllStringSubmatch(prog, -1) {
 		c.file(Write, lit(m[1]), nil)
 	}
 }

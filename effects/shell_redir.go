@@ -18,7 +18,7 @@ type fdTarget struct {
 type redirState struct {
 	stdin       *stream
 	stdoutTaken bool // the output goes to a file or the network, not down a pipe
-	fds         map[int]fdTarget
+	fds         fdTable
 }
 
 // devNull reports paths that reading or writing does nothing to.
@@ -45,15 +45,13 @@ func netPath(p string) (*stream, bool) {
 	return &stream{kind: sNet, host: host, port: port}, true
 }
 
-func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
-	rd := &redirState{stdin: in}
+func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
+	rd := redirState{stdin: in}
 	if len(list) == 0 && r.fds == nil {
 		return rd
 	}
-	fds := make(map[int]fdTarget, len(r.fds)+2)
-	for k, v := range r.fds {
-		fds[k] = v
-	}
+	fds := make(fdTable, len(r.fds), len(r.fds)+len(list)+1)
+	copy(fds, r.fds)
 	var sent []*stream
 	connect := func(ns *stream) {
 		r.s.add(Effect{Kind: Connect, Host: ns.host, Port: ns.port})
@@ -73,7 +71,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 		}
 		switch x.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			fds[def(0)] = fdTarget{in: r.heredoc(x)}
+			fds.set(def(0), fdTarget{in: r.heredoc(x)})
 			continue
 		case syntax.WordHdoc:
 			w := r.joinWord(x.Word)
@@ -84,7 +82,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 					st = w.out
 				}
 			}
-			fds[def(0)] = fdTarget{in: st}
+			fds.set(def(0), fdTarget{in: st})
 			continue
 		}
 		w := r.redirWord(x.Word)
@@ -96,11 +94,11 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 					if x.Op == syntax.DplIn {
 						d = 0
 					}
-					fds[def(d)] = fds[m]
+					fds.set(def(d), fds.at(m))
 					continue
 				}
 				if w.val == "-" {
-					delete(fds, def(1))
+					fds.del(def(1))
 					continue
 				}
 			}
@@ -126,31 +124,33 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 			if w.out != nil {
 				target.in = w.out
 			}
-			fds[def(0)] = target
+			fds.set(def(0), target)
 		case syntax.RdrInOut:
 			if target.path != "" {
 				r.s.add(Effect{Kind: Read, Path: target.path})
 				r.s.add(Effect{Kind: Write, Path: target.path})
 			}
-			fds[def(0)] = target
+			fds.set(def(0), target)
 		case syntax.RdrOut, syntax.RdrClob, syntax.AppOut, syntax.AppClob, syntax.DplOut:
 			if target.path != "" {
 				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppOut || x.Op == syntax.AppClob})
 			}
 			if x.Op == syntax.DplOut && n < 0 {
-				fds[1], fds[2] = target, target
+				fds.set(1, target)
+				fds.set(2, target)
 			} else {
-				fds[def(1)] = target
+				fds.set(def(1), target)
 			}
 		case syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
 			if target.path != "" {
 				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppAll || x.Op == syntax.AppAllClob})
 			}
-			fds[1], fds[2] = target, target
+			fds.set(1, target)
+			fds.set(2, target)
 		}
 	}
 	for _, fd := range []int{1, 2} {
-		t, ok := fds[fd]
+		t, ok := fds.get(fd)
 		if !ok {
 			continue
 		}
@@ -170,7 +170,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 			}
 		}
 	}
-	if t, ok := fds[0]; ok {
+	if t, ok := fds.get(0); ok {
 		switch {
 		case t.in != nil:
 			rd.stdin = t.in
@@ -231,4 +231,46 @@ func (r *sh) redirWord(w *syntax.Word) sword {
 		}
 	}
 	return r.joinWord(w)
+}
+
+// fdTable maps file descriptors to what they are connected to (a slice:
+// a statement has few).
+type fdTable []fdEntry
+
+type fdEntry struct {
+	fd int
+	t  fdTarget
+}
+
+func (f fdTable) get(fd int) (fdTarget, bool) {
+	for _, e := range f {
+		if e.fd == fd {
+			return e.t, true
+		}
+	}
+	return fdTarget{}, false
+}
+
+func (f fdTable) at(fd int) fdTarget {
+	t, _ := f.get(fd)
+	return t
+}
+
+func (f *fdTable) set(fd int, t fdTarget) {
+	for i := range *f {
+		if (*f)[i].fd == fd {
+			(*f)[i].t = t
+			return
+		}
+	}
+	*f = append(*f, fdEntry{fd, t})
+}
+
+func (f *fdTable) del(fd int) {
+	for i := range *f {
+		if (*f)[i].fd == fd {
+			*f = append((*f)[:i], (*f)[i+1:]...)
+			return
+		}
+	}
 }
