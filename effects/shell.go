@@ -44,8 +44,9 @@ type sh struct {
 	inAlias  map[string]bool
 	args     []sword
 	name     string
-	fds      fdTable // fds opened by exec, kept for the script
-	shared   bool    // vars, funcs and aliases belong to an enclosing scope (see cow)
+	fds      fdTable            // fds opened by exec, kept for the script
+	shared   bool               // vars, funcs and aliases belong to an enclosing scope (see cow)
+	fetched  map[string]*stream // files this script downloads: running one runs downloaded code
 	funcCall int
 }
 
@@ -266,6 +267,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 			r.funcs[n.Value] = c.Body
 		}
 	case *syntax.DeclClause:
+		r.declRun(c)
 		r.declClause(c)
 	case *syntax.TimeClause:
 		out = r.stmt(c.Stmt, rd.stdin)
@@ -362,6 +364,25 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 		out = r.stmts(c.Do, in)
 	}
 	return out
+}
+
+// declRun records export, declare, local, readonly and typeset as the Run
+// of a builtin (rules see "export HISTFILE=/dev/null").
+func (r *sh) declRun(c *syntax.DeclClause) {
+	argv := []string{c.Variant.Value}
+	for _, a := range c.Args {
+		switch {
+		case a.Name == nil && a.Value != nil:
+			argv = append(argv, r.joinWord(a.Value).arg)
+		case a.Name != nil && (a.Naked || a.Value == nil && a.Array == nil):
+			argv = append(argv, a.Name.Value)
+		case a.Name != nil && a.Value != nil:
+			argv = append(argv, a.Name.Value+"="+r.joinWord(a.Value).arg)
+		case a.Name != nil:
+			argv = append(argv, a.Name.Value+"=(…)")
+		}
+	}
+	r.s.add(Effect{Kind: Run, Program: c.Variant.Value, Argv: argv})
 }
 
 func (r *sh) declClause(c *syntax.DeclClause) {

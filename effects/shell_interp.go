@@ -69,6 +69,10 @@ func (r *sh) feed(lang, prog string, st *stream, env *shEnv) {
 
 // readFile reads a script from disk through ctx.FS.
 func (r *sh) readFile(lang, prog, p string, env *shEnv) {
+	if st, ok := r.fetched[p]; ok {
+		r.download(st, prog)
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		r.s.unknown(false, "%s runs the script %s, which the analysis cannot see", prog, p)
@@ -119,6 +123,10 @@ func shebangLang(data []byte) string {
 // harness can see (agents often write a script, then run it). Binaries
 // and files it cannot see are left at their Run.
 func (r *sh) scriptByPath(c *call, p string) {
+	if st, ok := r.fetched[p]; ok {
+		r.download(st, c.prog)
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		return
@@ -583,6 +591,10 @@ func hSource(c *call) *stream {
 }
 
 func (r *sh) sourceFile(p string) {
+	if st, ok := r.fetched[p]; ok {
+		r.download(st, "source")
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		r.s.unknown(false, "source runs the script %s, which the analysis cannot see", p)

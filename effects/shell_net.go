@@ -212,7 +212,12 @@ func (c *call) downloadTo(u, host, port string, to sword) {
 		c.r.s.unknown(false, "%s: download written to a path not known statically: %s", c.prog, to.arg)
 		return
 	}
-	c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: u, Host: host, Port: port, Path: c.r.path(to.val, false)})
+	p := c.r.path(to.val, false)
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: u, Host: host, Port: port, Path: p})
+	if c.r.fetched == nil {
+		c.r.fetched = map[string]*stream{}
+	}
+	c.r.fetched[p] = &stream{kind: sNet, url: u, host: host, port: port, prog: c.prog}
 }
 
 var wgetOpts = opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix --post-data --post-file --body-data --body-file --method --header -U --user-agent -i --input-file -e --execute --user --password --http-user --http-password -t --tries -T --timeout -w --wait -Q --quota -l --level --limit-rate -B --base --referer --load-cookies --save-cookies -D --domains --exclude-domains -A --accept -R --reject --ca-certificate --certificate --private-key --bind-address --dns-timeout --connect-timeout --read-timeout --proxy-user --proxy-password --default-page --restrict-file-names --config")

@@ -603,6 +603,8 @@ func hAwk(c *call) *stream {
 var (
 	awkPipeRE  = regexp.MustCompile(`\|\s*"`)
 	awkRedirRE = regexp.MustCompile(`>>?\s*"([^"]+)"`)
+	// gawk's network files: /inet/tcp/LOCALPORT/HOST/REMOTEPORT.
+	awkInetRE = regexp.MustCompile(`/inet[46]?/(tcp|udp)/([0-9]+)/([^/"]+)/([0-9]+)`)
 )
 
 var awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
@@ -620,6 +622,14 @@ func (c *call) awkProgram(prog string) {
 	}
 	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || awkPipeRE.MatchString(prog) {
 		c.r.s.unknown(false, "%s program runs commands not known statically", c.prog)
+	}
+	for _, m := range awkInetRE.FindAllStringSubmatch(prog, -1) {
+		if m[2] != "0" {
+			c.r.s.add(Effect{Kind: Listen, Program: c.prog, Port: m[2]})
+		}
+		if m[3] != "0" && m[3] != "" {
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: m[3], Port: m[4]})
+		}
 	}
 	for _, m := range awkRedirRE.FindAllStringSubmatch(prog, -1) {
 		c.file(Write, lit(m[1]), nil)

