@@ -354,6 +354,9 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 	}
 	name := wi.Name.Value
 	r.cow()
+	if len(items) > maxLoopItems {
+		r.s.unknown(true, "for loop over more than %d items: read once, with $%s not known", maxLoopItems, name)
+	}
 	if len(items) == 0 || len(items) > maxLoopItems {
 		r.vars[name] = shVar{}
 		return r.stmts(c.Do, in)
