@@ -47,6 +47,7 @@ type sh struct {
 	fds      fdTable            // fds opened by exec, kept for the script
 	shared   bool               // vars, funcs and aliases belong to an enclosing scope (see cow)
 	fetched  map[string]*stream // files this script downloads: running one runs downloaded code
+	written  map[string]string  // files this script writes with literal text (see remember)
 	funcCall int
 }
 
@@ -278,10 +279,36 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 		// them do anything.
 		r.substsIn(c)
 	}
+	if rd.outPath != "" {
+		r.remember(rd.outPath, out, rd.outAppend)
+	}
 	if rd.stdoutTaken {
 		return nil
 	}
 	return out
+}
+
+// remember keeps what this script writes to a file when it is literal
+// text (cat > x.sh <<EOF, echo … > x.sh, tee x.sh), so that running the
+// file later in the script reads that text; any other write forgets it.
+func (r *sh) remember(p string, st *stream, appendTo bool) {
+	old, had := r.written[p]
+	if st == nil || st.kind != sText || appendTo && !had {
+		delete(r.written, p)
+		return
+	}
+	if r.written == nil {
+		r.written = map[string]string{}
+	}
+	text := st.text
+	if appendTo {
+		text = old + text
+	}
+	if len(text) > MaxScriptBytes {
+		delete(r.written, p)
+		return
+	}
+	r.written[p] = text
 }
 
 // scoped reads something in a subshell: variables, functions, aliases and

@@ -73,6 +73,13 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 		r.download(st, prog)
 		return
 	}
+	if text, ok := r.written[p]; ok {
+		if lang == "" {
+			lang = shebangLang([]byte(text))
+		}
+		r.readCode(lang, text, env)
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		r.s.unknown(false, "%s runs the script %s, which the analysis cannot see", prog, p)
@@ -125,6 +132,10 @@ func shebangLang(data []byte) string {
 func (r *sh) scriptByPath(c *call, p string) {
 	if st, ok := r.fetched[p]; ok {
 		r.download(st, c.prog)
+		return
+	}
+	if text, ok := r.written[p]; ok {
+		r.readCode(shebangLang([]byte(text)), text, &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
 		return
 	}
 	fs := r.s.ctx.FS
@@ -593,6 +604,10 @@ func hSource(c *call) *stream {
 func (r *sh) sourceFile(p string) {
 	if st, ok := r.fetched[p]; ok {
 		r.download(st, "source")
+		return
+	}
+	if text, ok := r.written[p]; ok {
+		r.inline(text, nil)
 		return
 	}
 	fs := r.s.ctx.FS

@@ -291,6 +291,9 @@ func hTee(c *call) *stream {
 	app := p.has("-a", "--append")
 	for _, w := range p.ops {
 		c.file(Write, w, func(e *Effect) { e.Append = app })
+		if w.known {
+			c.r.remember(c.r.path(w.val, false), c.in, app)
+		}
 	}
 	return c.in
 }

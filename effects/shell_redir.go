@@ -9,15 +9,18 @@ import (
 
 // fdTarget is what a file descriptor of a command is connected to.
 type fdTarget struct {
-	path string  // a file
-	net  *stream // a /dev/tcp or /dev/udp connection (kind sNet)
-	in   *stream // literal input (here-document, here-string)
+	path   string  // a file
+	append bool    // opened for appending
+	net    *stream // a /dev/tcp or /dev/udp connection (kind sNet)
+	in     *stream // literal input (here-document, here-string)
 }
 
 // redirState is what a statement's redirections leave its command with.
 type redirState struct {
 	stdin       *stream
 	stdoutTaken bool // the output goes to a file or the network, not down a pipe
+	outPath     string
+	outAppend   bool
 	fds         fdTable
 }
 
@@ -132,6 +135,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 			}
 			fds.set(def(0), target)
 		case syntax.RdrOut, syntax.RdrClob, syntax.AppOut, syntax.AppClob, syntax.DplOut:
+			target.append = x.Op == syntax.AppOut || x.Op == syntax.AppClob
 			if target.path != "" {
 				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppOut || x.Op == syntax.AppClob})
 			}
@@ -142,6 +146,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 				fds.set(def(1), target)
 			}
 		case syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+			target.append = x.Op == syntax.AppAll || x.Op == syntax.AppAllClob
 			if target.path != "" {
 				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppAll || x.Op == syntax.AppAllClob})
 			}
@@ -156,6 +161,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 		}
 		if fd == 1 {
 			rd.stdoutTaken = true
+			rd.outPath, rd.outAppend = t.path, t.append
 		}
 		if t.net != nil {
 			dup := false

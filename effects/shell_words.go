@@ -344,14 +344,20 @@ func (r *sh) expansion(b *fieldBuilder, v string, quoted, split bool) {
 		b.literal(v, quoted)
 		return
 	}
-	fields := strings.FieldsFunc(v, func(c rune) bool { return c == ' ' || c == '\t' || c == '\n' })
+	ifs, known := r.lookup("IFS")
+	if !known {
+		b.unknownPart(false)
+		return
+	}
+	isSep := func(c rune) bool { return strings.ContainsRune(ifs, c) }
+	fields := strings.FieldsFunc(v, isSep)
 	if len(fields) == 0 {
 		if v != "" && b.started {
 			b.end()
 		}
 		return
 	}
-	if v[0] == ' ' || v[0] == '\t' || v[0] == '\n' {
+	if isSep(rune(v[0])) {
 		b.end()
 	}
 	for i, f := range fields {
@@ -360,8 +366,7 @@ func (r *sh) expansion(b *fieldBuilder, v string, quoted, split bool) {
 		}
 		r.unquotedLitNoEscape(b, f)
 	}
-	last := v[len(v)-1]
-	if last == ' ' || last == '\t' || last == '\n' {
+	if isSep(rune(v[len(v)-1])) {
 		b.end()
 	}
 }
