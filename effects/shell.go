@@ -499,7 +499,21 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
 			env = append(env, ea)
 		}
 	}
+	// VAR=x cmd $VAR: bash expands $VAR from the environment, which an
+	// earlier command may have set to x (GTFOBins writes its payloads this
+	// way); when the script has not set VAR, x is taken as its value.
+	var guessed []string
+	for _, a := range env {
+		if _, set := r.vars[a.name]; !set && a.val.known {
+			r.cow()
+			r.vars[a.name] = shVar{val: a.val.val, known: true}
+			guessed = append(guessed, a.name)
+		}
+	}
 	ws := r.words(c.Args, true)
+	for _, n := range guessed {
+		delete(r.vars, n)
+	}
 	if len(ws) == 1 && ws[0].known && ws[0].val == "exec" {
 		// exec with only redirections: they stay for the rest of the script.
 		r.fds = rd.fds

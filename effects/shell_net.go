@@ -421,8 +421,11 @@ func hSocat(c *call) *stream {
 	var addrs []socatAddr
 	for _, w := range p.ops {
 		if !w.known {
+			// The address type is usually literal even when the host
+			// is not (tcp:$RHOST:$RPORT).
 			c.r.s.unknown(false, "socat: address not known statically: %s", w.arg)
-			return c.filter()
+			addrs = append(addrs, parseSocatAddr(w.arg))
+			continue
 		}
 		addrs = append(addrs, parseSocatAddr(w.val))
 	}
@@ -660,4 +663,56 @@ func hPing(c *call) *stream {
 		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: w.val})
 	}
 	return c.filter()
+}
+
+func hTftp(c *call) *stream {
+	p := parseOpts(c.args(), opts("-m -l -R -B -v"), true)
+	if len(p.rest) == 0 {
+		return nil
+	}
+	host := p.rest[0].val
+	port := "69"
+	rest := p.rest[1:]
+	if len(rest) > 0 && rest[0].known && rest[0].val != "-c" {
+		port, rest = rest[0].val, rest[1:]
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	if len(rest) >= 3 && rest[0].val == "-c" {
+		switch rest[1].val {
+		case "put":
+			c.file(Read, rest[2], nil)
+			if rest[2].known {
+				c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: c.r.path(rest[2].val, false)})
+			}
+		case "get":
+			to := rest[2]
+			if len(rest) > 3 {
+				to = rest[3]
+			}
+			c.downloadTo("tftp://"+host+"/"+rest[2].val, host, port, to)
+		}
+	}
+	return nil
+}
+
+// hWhois: the query goes to the server; a query built from a command's
+// output or a file sends it.
+func hWhois(c *call) *stream {
+	p := parseOpts(c.args(), opts("-h --host -p --port"), false)
+	host, port := "", "43"
+	if h, ok := p.get("-h", "--host"); ok {
+		host = h.val
+	}
+	if pt, ok := p.get("-p", "--port"); ok {
+		port = pt.val
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	for _, q := range p.ops {
+		src := "data"
+		if !q.known {
+			src = "output"
+		}
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: src})
+	}
+	return &stream{kind: sNet, host: host, port: port, prog: c.prog}
 }

