@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -828,7 +827,7 @@ func hEcho(c *call) *stream {
 		if !c.r.decodeRound("echo -e") {
 			return outputOf("echo")
 		}
-		text, _, _ = expand.Format(nil, "%b", []string{text})
+		text, _, _ = expandFormat("%b", []string{text})
 	}
 	if newline {
 		text += "\n"
@@ -868,7 +867,7 @@ func hPrintf(c *call) *stream {
 		c.r.s.unknown(true, "printf with a field width too large to expand")
 		return outputOf("printf")
 	}
-	text, _, err := expand.Format(nil, vals[0], vals[1:])
+	text, _, err := expandFormat(vals[0], vals[1:])
 	if err != nil {
 		return outputOf("printf")
 	}

@@ -51,3 +51,21 @@ func TestShellLimits(t *testing.T) {
 		t.Errorf("nesting of %d levels not read:%s", MaxDepth-1, dumpEffects(got))
 	}
 }
+
+// The reader is used by concurrent requests: shared parsers, printers and
+// option tables must not race (run with -race).
+func TestShellConcurrent(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann"}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for _, c := range shellTable[:200] {
+				Shell(c.cmd, ctx)
+			}
+			done <- true
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}

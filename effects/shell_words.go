@@ -255,7 +255,7 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {
-				v, _, _ = expand.Format(nil, v, nil)
+				v, _, _ = expandFormat(v, nil)
 				v, _, _ = strings.Cut(v, "\x00")
 			}
 			b.literal(v, true)
@@ -718,4 +718,11 @@ func syntaxPatternRegexp(pat string) (*regexp.Regexp, error) {
 		return nil, err
 	}
 	return regexp.Compile(expr)
+}
+
+// expandFormat is expand.Format (printf and $'…' escapes) with a config of
+// its own: given nil, expand modifies one shared config, which races when
+// several actions are read at once.
+func expandFormat(format string, args []string) (string, int, error) {
+	return expand.Format(&expand.Config{}, format, args)
 }
