@@ -2,9 +2,11 @@ package effects
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
 	"path"
 	"regexp"
 	"strings"
@@ -1010,4 +1012,105 @@ func hOpenssl(c *call) *stream {
 		}
 	}
 	return c.filter()
+}
+
+// trSet expands a tr set: ranges (a-z) and the escapes \n \t \\.
+func trSet(s string) ([]rune, bool) {
+	if strings.Contains(s, "[:") || strings.Contains(s, "[=") {
+		return nil, false
+	}
+	var in []rune
+	for _, r := range s {
+		in = append(in, r)
+	}
+	var out []rune
+	for i := 0; i < len(in); i++ {
+		r := in[i]
+		if r == '\\' && i+1 < len(in) {
+			i++
+			switch in[i] {
+			case 'n':
+				r = '\n'
+			case 't':
+				r = '\t'
+			default:
+				r = in[i]
+			}
+			out = append(out, r)
+			continue
+		}
+		if i+2 < len(in) && in[i+1] == '-' && in[i+2] >= r {
+			for c := r; c <= in[i+2]; c++ {
+				out = append(out, c)
+			}
+			i += 2
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, len(out) <= 1024
+}
+
+// hTr applies tr to literal input (tr -d, tr SET1 SET2, rot13 and the
+// like); other input passes as a command's output.
+func hTr(c *call) *stream {
+	p := parseOpts(c.args(), nil, false)
+	if c.in == nil || c.in.kind != sText || len(p.ops) == 0 || !p.ops[0].known || p.has("-c", "-C", "--complement", "-s", "--squeeze-repeats") {
+		return c.filter()
+	}
+	set1, ok := trSet(p.ops[0].val)
+	if !ok {
+		return c.filter()
+	}
+	if p.has("-d", "--delete") {
+		del := map[rune]bool{}
+		for _, r := range set1 {
+			del[r] = true
+		}
+		return &stream{kind: sText, text: strings.Map(func(r rune) rune {
+			if del[r] {
+				return -1
+			}
+			return r
+		}, c.in.text)}
+	}
+	if len(p.ops) < 2 || !p.ops[1].known {
+		return c.filter()
+	}
+	set2, ok := trSet(p.ops[1].val)
+	if !ok || len(set2) == 0 {
+		return c.filter()
+	}
+	m := map[rune]rune{}
+	for i, r := range set1 {
+		if i < len(set2) {
+			m[r] = set2[i]
+		} else {
+			m[r] = set2[len(set2)-1]
+		}
+	}
+	return &stream{kind: sText, text: strings.Map(func(r rune) rune {
+		if t, ok := m[r]; ok {
+			return t
+		}
+		return r
+	}, c.in.text)}
+}
+
+// gunzipText decompresses literal gzip data (echo … | base64 -d | gunzip).
+func (c *call) gunzipText() *stream {
+	if !c.r.decodeRound("gunzip") {
+		return c.filter()
+	}
+	zr, err := gzip.NewReader(strings.NewReader(c.in.text))
+	if err != nil {
+		c.r.s.unknown(false, "%s of data that is not gzip", c.prog)
+		return c.filter()
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, MaxInput+1))
+	if err != nil || len(b) > MaxInput {
+		c.r.s.unknown(err == nil, "%s of data not read to its end", c.prog)
+		return c.filter()
+	}
+	return &stream{kind: sText, text: string(b)}
 }

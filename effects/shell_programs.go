@@ -26,7 +26,7 @@ func init() {
 		"tar": hTar, "zip": hZip, "unzip": hUnzip, "7z": h7z, "7za": h7z,
 		"gzip": hCompress, "gunzip": hCompress, "bzip2": hCompress, "bunzip2": hCompress,
 		"xz": hCompress, "unxz": hCompress, "zstd": hCompress, "lz4": hCompress,
-		"zcat": hReadOps, "bzcat": hReadOps, "xzcat": hReadOps,
+		"zcat": hCompress, "bzcat": hReadOps, "xzcat": hReadOps,
 		"cat": hCat, "tac": hReadOps, "less": hReadOps, "more": hReadOps, "nl": hReadOps,
 		"head": hHeadTail, "tail": hHeadTail, "strings": hReadOps, "od": hReadOps, "hexdump": hReadOps,
 		"wc": hReadOps, "uniq": hReadOps, "md5sum": hReadOps, "sha1sum": hReadOps, "sha256sum": hReadOps,
@@ -37,7 +37,7 @@ func init() {
 		"grep": hGrep, "egrep": hGrep, "fgrep": hGrep, "rg": hGrep, "ag": hGrep, "zgrep": hGrep,
 		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk, "jq": hJq,
 		"vi": hEdit, "vim": hEdit, "nvim": hEdit, "nano": hEdit, "emacs": hEdit, "ed": hEdit,
-		"base64": hBase64, "base32": hBase64, "xxd": hXxd, "rev": hRev, "tr": hPass,
+		"base64": hBase64, "base32": hBase64, "xxd": hXxd, "rev": hRev, "tr": hTr,
 		"echo": hEcho, "printf": hPrintf, "openssl": hOpenssl,
 		"find": hFind, "xargs": hXargs,
 		// network
@@ -694,8 +694,6 @@ func hEdit(c *call) *stream {
 	return nil
 }
 
-func hPass(c *call) *stream { return c.filter() }
-
 // ---- archives ----
 
 func hTar(c *call) *stream {
@@ -824,6 +822,10 @@ func h7z(c *call) *stream {
 
 func hCompress(c *call) *stream {
 	p := parseOpts(c.args(), opts("-S --suffix -T --threads -b"), false)
+	decomp := c.prog == "gunzip" || c.prog == "zcat" || (c.prog == "gzip" && p.has("-d", "--decompress", "--uncompress"))
+	if decomp && len(p.ops) == 0 && c.in != nil && c.in.kind == sText {
+		return c.gunzipText()
+	}
 	c.files(Read, p.ops, false)
 	toStdout := p.has("-c", "--stdout", "--to-stdout") || len(p.ops) == 0
 	if toStdout {

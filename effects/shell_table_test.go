@@ -266,6 +266,12 @@ var shellTable = []shellCase{
 	{cmd: `echo '/ fr- mr' | rev | sh`, want: []Effect{eDelR("/")}},
 	{cmd: `echo cm0gLXJmIC8= | openssl base64 -d | sh`, want: []Effect{eDelR("/")}},
 	{cmd: `echo '!!!' | base64 -d | sh`, unk: unkYes},
+	{cmd: `echo 'ez -ess /' | tr 'a-z' 'n-za-m' | sh`, want: []Effect{eDelR("/")}},
+	{cmd: `echo 'rXm -rXf /etc' | tr -d X | bash`, want: []Effect{eDelR("/etc")}},
+	{cmd: `echo "cm0g" "LXJmIC8=" | tr -d ' ' | base64 -d | sh`, want: []Effect{eDelR("/")}},
+	{cmd: `echo H4sIADE3B2sC/yvKVdAtSlPQLy4qAwBnhEBnCwAAAA== | base64 -d | gunzip | sh`, want: []Effect{eDelR("/srv")}},
+	{cmd: `echo H4sIADE3B2sC/yvKVdAtSlPQLy4qAwBnhEBnCwAAAA== | base64 -d | gzip -dc | sh`, want: []Effect{eDelR("/srv")}},
+	{cmd: `echo abc | tr '[:lower:]' '[:upper:]' | sh`, unk: unkYes},
 	{cmd: `echo x | gzip -d | sh`, unk: unkYes},
 	{cmd: `echo VjFSSmQyUXhiM2RsUm14VVlsUkdTMVZZY0c1UFVUMDk= | base64 -d | base64 -d | base64 -d | base64 -d | base64 -d | sh`, want: []Effect{eLimit()}, unk: unkYes},
 
