@@ -499,6 +499,9 @@ func (r *sh) param(pe *syntax.ParamExp) (string, bool) {
 	if pe.Param == nil {
 		return "", false
 	}
+	if pe.Names != 0 {
+		return "", false // ${!prefix*}: the names of variables
+	}
 	name := pe.Param.Value
 	v, known := r.lookup(name)
 	if pe.Excl && pe.Names == 0 && pe.Index == nil {
