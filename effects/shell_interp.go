@@ -143,6 +143,12 @@ func (r *sh) scriptByPath(c *call, p string) {
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		return
 	}
+	// A first look at the head: a binary (a NUL byte) is a program, not
+	// read further.
+	head, _, err := fs.ReadFile(p, 512)
+	if err != nil || bytes.IndexByte(head, 0) >= 0 {
+		return
+	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return
