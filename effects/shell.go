@@ -15,7 +15,7 @@ import (
 // variables, functions, aliases, the agent's home and working directory),
 // redirections become effects, pipelines carry what flows between
 // commands (literal text, a file, a download, a command's output), and
-// each command goes through the table of programs in shell_programs.go.
+// each command goes through the table of shPrograms in shell_programs.go.
 // Whatever cannot be known statically is an Unknown effect with a reason.
 
 // shVar is a shell variable: its value when known, and whether it is
@@ -31,7 +31,7 @@ type shVar struct {
 type shEnv struct {
 	vars  map[string]shVar
 	args  []sword
-	stdin *stream
+	stdin *shStream
 	name  string // $0
 }
 
@@ -44,14 +44,14 @@ type sh struct {
 	inAlias  map[string]bool
 	args     []sword
 	name     string
-	fds      fdTable            // fds opened by exec, kept for the script
-	shared   bool               // vars, funcs and aliases belong to an enclosing scope (see cow)
-	fetched  map[string]*stream // files this script downloads: running one runs downloaded code
-	written  map[string]string  // files this script writes with literal text (see remember)
+	fds      fdTable              // fds opened by exec, kept for the script
+	shared   bool                 // vars, funcs and aliases belong to an enclosing scope (see cow)
+	fetched  map[string]*shStream // files this script downloads: running one runs downloaded code
+	written  map[string]string    // files this script writes with literal text (see remember)
 	funcCall int
 }
 
-var parserPool = sync.Pool{New: func() any {
+var shParserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }}
 
@@ -66,11 +66,11 @@ func (s *state) shellIn(script string, env *shEnv) {
 			s.unknown(true, "shell script of %d bytes, longer than the %d read", len(script), MaxInput)
 			return
 		}
-		p := parserPool.Get().(*syntax.Parser)
+		p := shParserPool.Get().(*syntax.Parser)
 		f, err := p.Parse(strings.NewReader(script), "")
-		parserPool.Put(p)
+		shParserPool.Put(p)
 		if err != nil {
-			s.unknown(false, "shell syntax not understood: %s", shortErr(err))
+			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
 			return
 		}
 		if s.out == nil {
@@ -80,7 +80,7 @@ func (s *state) shellIn(script string, env *shEnv) {
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
 		r := &sh{s: s, vars: map[string]shVar{}, name: "sh"}
-		var in *stream
+		var in *shStream
 		if env != nil {
 			for k, v := range env.vars {
 				r.vars[k] = v
@@ -95,7 +95,7 @@ func (s *state) shellIn(script string, env *shEnv) {
 	})
 }
 
-func shortErr(err error) string {
+func shShortErr(err error) string {
 	m := err.Error()
 	if len(m) > 120 {
 		m = m[:120] + "…"
@@ -125,19 +125,19 @@ func (r *sh) exported(extra []shAssign) map[string]shVar {
 
 // ---- streams: what flows into a command's standard input ----
 
-type streamKind int
+type shStreamKind int
 
 const (
-	sText   streamKind = iota + 1 // literal text, known
-	sFile                         // the content of a file
-	sNet                          // data from the network
-	sOutput                       // the output of a program, not known
+	sText   shStreamKind = iota + 1 // literal text, known
+	sFile                           // the content of a file
+	sNet                            // data from the network
+	sOutput                         // the output of a program, not known
 )
 
 // stream is what a command reads on its standard input or writes on its
 // output.
-type stream struct {
-	kind streamKind
+type shStream struct {
+	kind shStreamKind
 	text string
 	path string
 	url  string
@@ -148,7 +148,7 @@ type stream struct {
 }
 
 // source names a stream as the Source of a Send.
-func (st *stream) source() string {
+func (st *shStream) source() string {
 	if st == nil {
 		return "stdin"
 	}
@@ -167,7 +167,7 @@ func (st *stream) source() string {
 }
 
 // reads lists the files a stream's content comes from.
-func (st *stream) reads() []string {
+func (st *shStream) reads() []string {
 	if st == nil {
 		return nil
 	}
@@ -177,14 +177,14 @@ func (st *stream) reads() []string {
 	return st.from
 }
 
-func outputOf(prog string, from ...string) *stream {
-	return &stream{kind: sOutput, prog: prog, from: from}
+func shOutputOf(prog string, from ...string) *shStream {
+	return &shStream{kind: sOutput, prog: prog, from: from}
 }
 
 // ---- statements ----
 
-func (r *sh) stmts(list []*syntax.Stmt, in *stream) *stream {
-	var out *stream
+func (r *sh) stmts(list []*syntax.Stmt, in *shStream) *shStream {
+	var out *shStream
 	for _, st := range list {
 		if r.s.full {
 			return nil
@@ -214,7 +214,7 @@ func (r *sh) step() bool {
 	return true
 }
 
-func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
+func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 	if st == nil || st.Cmd == nil && len(st.Redirs) == 0 {
 		return nil
 	}
@@ -222,7 +222,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 		return nil
 	}
 	rd := r.redirs(st.Redirs, in)
-	var out *stream
+	var out *shStream
 	switch c := st.Cmd.(type) {
 	case nil:
 		// Redirections only: "> file" truncates it, handled above.
@@ -291,7 +291,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 // remember keeps what this script writes to a file when it is literal
 // text (cat > x.sh <<EOF, echo … > x.sh, tee x.sh), so that running the
 // file later in the script reads that text; any other write forgets it.
-func (r *sh) remember(p string, st *stream, appendTo bool) {
+func (r *sh) remember(p string, st *shStream, appendTo bool) {
 	old, had := r.written[p]
 	if st == nil || st.kind != sText || appendTo && !had {
 		delete(r.written, p)
@@ -367,7 +367,7 @@ func (r *sh) substsIn(n syntax.Node) {
 
 const maxLoopItems = 16
 
-func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
+func (r *sh) forClause(c *syntax.ForClause, in *shStream) *shStream {
 	wi, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		r.substsIn(c.Loop)
@@ -388,7 +388,7 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 		r.vars[name] = shVar{}
 		return r.stmts(c.Do, in)
 	}
-	var out *stream
+	var out *shStream
 	for _, it := range items {
 		r.vars[name] = shVar{val: it.val, known: it.known}
 		out = r.stmts(c.Do, in)
@@ -486,7 +486,7 @@ func (r *sh) assign(a *syntax.Assign, export bool) {
 	r.vars[ea.name] = v
 }
 
-func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
+func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *shStream {
 	if len(c.Args) == 0 {
 		for _, a := range c.Assigns {
 			r.assign(a, false)
@@ -526,7 +526,7 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
 // command reads one command given as words (after expansion): aliases and
 // functions of the script, then the program's Run and what the table says
 // it does.
-func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
+func (r *sh) command(ws []sword, in *shStream, env []shAssign) *shStream {
 	if len(ws) == 0 || !r.step() {
 		return nil
 	}
@@ -536,7 +536,7 @@ func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
 			r.download(name.out, "sh")
 		}
 		r.s.unknown(false, "program name not known statically: %s", name.arg)
-		return outputOf("")
+		return shOutputOf("")
 	}
 	prog := name.val
 	if a, ok := r.aliases[prog]; ok && !r.inAlias[prog] {
@@ -551,7 +551,7 @@ func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
 // run records the Run of a program (no alias or function lookup: the
 // wrappers "command", "builtin", "exec", "sudo" and the like skip those)
 // and applies the table.
-func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
+func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -561,7 +561,7 @@ func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
 	}
 	prog := name.val
 	base := path.Base(prog)
-	e := Effect{Kind: Run, Program: base, Argv: argvOf(ws)}
+	e := Effect{Kind: Run, Program: base, Argv: shArgvOf(ws)}
 	if strings.Contains(prog, "/") {
 		e.Path = r.path(prog, false)
 	}
@@ -569,8 +569,8 @@ func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
 		return nil
 	}
 	r.s.add(e)
-	c := &call{r: r, prog: base, ws: ws, in: in, env: env}
-	if h := lookupProgram(base); h != nil {
+	c := &shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	if h := shLookupProgram(base); h != nil {
 		return h(c)
 	}
 	if strings.Contains(prog, "/") {
@@ -580,7 +580,7 @@ func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
 	return c.filter()
 }
 
-func argvOf(ws []sword) []string {
+func shArgvOf(ws []sword) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		out[i] = w.arg
@@ -588,17 +588,17 @@ func argvOf(ws []sword) []string {
 	return out
 }
 
-func (r *sh) alias(name, value string, rest []sword, in *stream, env []shAssign) *stream {
+func (r *sh) alias(name, value string, rest []sword, in *shStream, env []shAssign) *shStream {
 	if r.inAlias == nil {
 		r.inAlias = map[string]bool{}
 	}
 	r.inAlias[name] = true
 	defer delete(r.inAlias, name)
-	p := parserPool.Get().(*syntax.Parser)
+	p := shParserPool.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(value), "")
-	parserPool.Put(p)
+	shParserPool.Put(p)
 	if err != nil {
-		r.s.unknown(false, "alias %s not understood: %s", name, shortErr(err))
+		r.s.unknown(false, "alias %s not understood: %s", name, shShortErr(err))
 		return nil
 	}
 	if len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
@@ -614,7 +614,7 @@ func (r *sh) alias(name, value string, rest []sword, in *stream, env []shAssign)
 	return out
 }
 
-func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) *stream {
+func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *shStream) *shStream {
 	if r.funcCall >= MaxDepth {
 		r.s.unknown(true, "function %s called more than %d levels deep", name, MaxDepth)
 		return nil
@@ -630,7 +630,7 @@ func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) 
 
 // download records a download fed to an interpreter, and that its code
 // cannot be read.
-func (r *sh) download(st *stream, into string) {
+func (r *sh) download(st *shStream, into string) {
 	r.s.add(Effect{Kind: Download, Program: st.prog, URL: st.url, Host: st.host, Port: st.port, Into: into})
 	where := st.url
 	if where == "" {
@@ -697,4 +697,4 @@ func isProcLink(p string) bool {
 }
 
 // itoa is strconv.Itoa, named short for the many small uses here.
-func itoa(i int) string { return strconv.Itoa(i) }
+func shItoa(i int) string { return strconv.Itoa(i) }

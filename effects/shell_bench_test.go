@@ -41,14 +41,14 @@ func BenchmarkShell(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			start, n := processCPU(), 0
+			start, n := shProcessCPU(), 0
 			for b.Loop() {
 				Shell(c.script, ctx)
 				n++
 			}
 			// CPU time per analysis, which the wall time per op
 			// overstates on a busy machine.
-			if cpu := processCPU() - start; cpu > 0 && n > 0 {
+			if cpu := shProcessCPU() - start; cpu > 0 && n > 0 {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/op")
 			}
 		})

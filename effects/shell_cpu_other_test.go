@@ -4,4 +4,4 @@ package effects
 
 import "time"
 
-func processCPU() time.Duration { return 0 }
+func shProcessCPU() time.Duration { return 0 }

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time this process has used (user and system, all
+// shProcessCPU is the CPU time this process has used (user and system, all
 // threads: the garbage collector's work included).
-func processCPU() time.Duration {
+func shProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

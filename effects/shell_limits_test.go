@@ -34,21 +34,21 @@ func TestShellLimits(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := Shell(c.script, ctx)
-		if !hasEffect(got, eLimit()) {
-			t.Errorf("%s: no limit Unknown; got:%s", c.name, dumpEffects(got[:min(len(got), 10)]))
+		if !shHasEffect(got, eLimit()) {
+			t.Errorf("%s: no limit Unknown; got:%s", c.name, shDumpEffects(got[:min(len(got), 10)]))
 		}
 		if len(got) > MaxEffects {
 			t.Errorf("%s: %d effects, more than MaxEffects", c.name, len(got))
 		}
 		for _, w := range c.want {
-			if !hasEffect(got, w) {
+			if !shHasEffect(got, w) {
 				t.Errorf("%s: missing %+v", c.name, w)
 			}
 		}
 	}
 	// One level less than MaxDepth is still read.
-	if got := Shell(nest(MaxDepth-1), ctx); !hasEffect(got, eDelR("/deep")) || hasEffect(got, eLimit()) {
-		t.Errorf("nesting of %d levels not read:%s", MaxDepth-1, dumpEffects(got))
+	if got := Shell(nest(MaxDepth-1), ctx); !shHasEffect(got, eDelR("/deep")) || shHasEffect(got, eLimit()) {
+		t.Errorf("nesting of %d levels not read:%s", MaxDepth-1, shDumpEffects(got))
 	}
 }
 

@@ -9,23 +9,23 @@ import (
 
 // fdTarget is what a file descriptor of a command is connected to.
 type fdTarget struct {
-	path   string  // a file
-	append bool    // opened for appending
-	net    *stream // a /dev/tcp or /dev/udp connection (kind sNet)
-	in     *stream // literal input (here-document, here-string)
+	path   string    // a file
+	append bool      // opened for appending
+	net    *shStream // a /dev/tcp or /dev/udp connection (kind sNet)
+	in     *shStream // literal input (here-document, here-string)
 }
 
 // redirState is what a statement's redirections leave its command with.
 type redirState struct {
-	stdin       *stream
+	stdin       *shStream
 	stdoutTaken bool // the output goes to a file or the network, not down a pipe
 	outPath     string
 	outAppend   bool
 	fds         fdTable
 }
 
-// devNull reports paths that reading or writing does nothing to.
-func devNull(p string) bool {
+// shDevNull reports paths that reading or writing does nothing to.
+func shDevNull(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "-":
 		return true
@@ -33,8 +33,8 @@ func devNull(p string) bool {
 	return strings.HasPrefix(p, "/dev/fd/")
 }
 
-// netPath parses /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT.
-func netPath(p string) (*stream, bool) {
+// shNetPath parses /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT.
+func shNetPath(p string) (*shStream, bool) {
 	var rest string
 	switch {
 	case strings.HasPrefix(p, "/dev/tcp/"):
@@ -45,18 +45,18 @@ func netPath(p string) (*stream, bool) {
 		return nil, false
 	}
 	host, port, _ := strings.Cut(rest, "/")
-	return &stream{kind: sNet, host: host, port: port}, true
+	return &shStream{kind: sNet, host: host, port: port}, true
 }
 
-func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
+func (r *sh) redirs(list []*syntax.Redirect, in *shStream) redirState {
 	rd := redirState{stdin: in}
 	if len(list) == 0 && r.fds == nil {
 		return rd
 	}
 	fds := make(fdTable, len(r.fds), len(r.fds)+len(list)+1)
 	copy(fds, r.fds)
-	var sent []*stream
-	connect := func(ns *stream) {
+	var sent []*shStream
+	connect := func(ns *shStream) {
 		r.s.add(Effect{Kind: Connect, Host: ns.host, Port: ns.port})
 	}
 	for _, x := range list {
@@ -78,9 +78,9 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 			continue
 		case syntax.WordHdoc:
 			w := r.joinWord(x.Word)
-			st := &stream{kind: sText, text: w.val + "\n"}
+			st := &shStream{kind: sText, text: w.val + "\n"}
 			if !w.known {
-				st = outputOf("")
+				st = shOutputOf("")
 				if w.out != nil {
 					st = w.out
 				}
@@ -111,12 +111,12 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 			continue
 		}
 		p := w.val
-		ns, isNet := netPath(p)
+		ns, isNet := shNetPath(p)
 		if isNet {
 			connect(ns)
 		}
 		target := fdTarget{net: ns}
-		if !isNet && !devNull(p) {
+		if !isNet && !shDevNull(p) {
 			target.path = r.path(p, false)
 		}
 		switch x.Op {
@@ -183,7 +183,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 		case t.net != nil:
 			rd.stdin = t.net
 		case t.path != "":
-			rd.stdin = &stream{kind: sFile, path: t.path}
+			rd.stdin = &shStream{kind: sFile, path: t.path}
 		default:
 			rd.stdin = nil
 		}
@@ -194,7 +194,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) redirState {
 
 // heredoc returns a here-document's text: literal when its delimiter is
 // quoted, expanded otherwise.
-func (r *sh) heredoc(x *syntax.Redirect) *stream {
+func (r *sh) heredoc(x *syntax.Redirect) *shStream {
 	quoted := false
 	if x.Word != nil {
 		for _, p := range x.Word.Parts {
@@ -209,7 +209,7 @@ func (r *sh) heredoc(x *syntax.Redirect) *stream {
 		}
 	}
 	if x.Hdoc == nil {
-		return &stream{kind: sText}
+		return &shStream{kind: sText}
 	}
 	if quoted {
 		var sb strings.Builder
@@ -218,13 +218,13 @@ func (r *sh) heredoc(x *syntax.Redirect) *stream {
 				sb.WriteString(l.Value)
 			}
 		}
-		return &stream{kind: sText, text: sb.String()}
+		return &shStream{kind: sText, text: sb.String()}
 	}
 	w := r.document(x.Hdoc)
 	if !w.known {
-		return outputOf("")
+		return shOutputOf("")
 	}
-	return &stream{kind: sText, text: w.val}
+	return &shStream{kind: sText, text: w.val}
 }
 
 // redirWord evaluates a redirection target: no field splitting, and a

@@ -13,17 +13,17 @@ import (
 
 // sword is one word of a command after expansion and quote removal.
 type sword struct {
-	arg    string  // as it goes into Argv: the value, or the source text when not known
-	val    string  // the value, when known
-	known  bool    // the whole value is known statically
-	glob   bool    // unquoted glob characters (a pattern, not yet matched)
-	out    *stream // the word is a command or process substitution: its output
-	dyn    bool    // part of the word is a command's output
-	suffix string  // the literal text after the last part not known
-	tree   bool    // a path somewhere under val (find's {})
+	arg    string    // as it goes into Argv: the value, or the source text when not known
+	val    string    // the value, when known
+	known  bool      // the whole value is known statically
+	glob   bool      // unquoted glob characters (a pattern, not yet matched)
+	out    *shStream // the word is a command or process substitution: its output
+	dyn    bool      // part of the word is a command's output
+	suffix string    // the literal text after the last part not known
+	tree   bool      // a path somewhere under val (find's {})
 }
 
-func lit(v string) sword { return sword{arg: v, val: v, known: true} }
+func shLit(v string) sword { return sword{arg: v, val: v, known: true} }
 
 // fieldBuilder accumulates the fields one shell word expands to.
 type fieldBuilder struct {
@@ -34,7 +34,7 @@ type fieldBuilder struct {
 	glob    bool
 	dyn     bool
 	started bool // the current field exists (even if empty: quotes)
-	out     *stream
+	out     *shStream
 	nparts  int
 	suffix  strings.Builder
 	r       *sh
@@ -139,7 +139,7 @@ func (r *sh) words(list []*syntax.Word, split bool) []sword {
 
 func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
 	if v, ok := plainWord(w); ok {
-		return append(out, lit(v))
+		return append(out, shLit(v))
 	}
 	// "$@" and "${@}" alone: one word per positional parameter.
 	if len(w.Parts) == 1 {
@@ -196,10 +196,10 @@ func plainWord(w *syntax.Word) (string, bool) {
 // assignment's value, a here-string, a redirection target).
 func (r *sh) joinWord(w *syntax.Word) sword {
 	if w == nil {
-		return lit("")
+		return shLit("")
 	}
 	if v, ok := plainWord(w); ok {
-		return lit(v)
+		return shLit(v)
 	}
 	b := fieldBuilder{r: r, word: w}
 	b.reset()
@@ -217,7 +217,7 @@ func (r *sh) joinWord(w *syntax.Word) sword {
 // literal).
 func (r *sh) document(w *syntax.Word) sword {
 	if w == nil {
-		return lit("")
+		return shLit("")
 	}
 	b := fieldBuilder{r: r, word: w}
 	b.reset()
@@ -299,7 +299,7 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 			}
 			r.expansion(b, v, quoted, split)
 		case *syntax.CmdSubst:
-			var out *stream
+			var out *shStream
 			r.scoped(func() { out = r.stmts(p.Stmts, nil) })
 			if out != nil && out.kind == sText {
 				r.expansion(b, strings.TrimRight(out.text, "\n"), quoted, split)
@@ -314,12 +314,12 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 				b.unknownPart(false)
 				continue
 			}
-			b.literal(itoa(n), true)
+			b.literal(shItoa(n), true)
 		case *syntax.ProcSubst:
-			var out *stream
-			in := (*stream)(nil)
+			var out *shStream
+			in := (*shStream)(nil)
 			if p.Op == syntax.CmdOut {
-				in = outputOf("")
+				in = shOutputOf("")
 			}
 			r.scoped(func() { out = r.stmts(p.Stmts, in) })
 			b.literal("/dev/fd/63", true)
@@ -475,7 +475,7 @@ func (r *sh) lookup(name string) (string, bool) {
 	case "0":
 		return r.name, true
 	case "#":
-		return itoa(len(r.args)), true
+		return shItoa(len(r.args)), true
 	}
 	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
 		i := int(name[0] - '1')
@@ -518,7 +518,7 @@ func (r *sh) param(pe *syntax.ParamExp) (string, bool) {
 		if !known {
 			return "", false
 		}
-		return itoa(len([]rune(v))), true
+		return shItoa(len([]rune(v))), true
 	}
 	if pe.Slice != nil {
 		if !known {
@@ -619,7 +619,7 @@ func trimPattern(v, pat string, op syntax.ParExpOperator) (string, bool) {
 		if !strings.ContainsAny(pat, "*?[\\") {
 			return s == pat
 		}
-		ok, err := globMatch(pat, s)
+		ok, err := shGlobMatch(pat, s)
 		return err == nil && ok
 	}
 	n := len(v)
@@ -652,9 +652,9 @@ func trimPattern(v, pat string, op syntax.ParExpOperator) (string, bool) {
 	return v, true
 }
 
-// globMatch matches a shell pattern against a whole string in which "/"
+// shGlobMatch matches a shell pattern against a whole string in which "/"
 // is an ordinary character.
-func globMatch(pat, s string) (bool, error) {
+func shGlobMatch(pat, s string) (bool, error) {
 	re, err := syntaxPatternRegexp(pat)
 	if err != nil {
 		return false, err
@@ -662,7 +662,7 @@ func globMatch(pat, s string) (bool, error) {
 	return re.MatchString(s), nil
 }
 
-var printerPool = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.Minify(true)) }}
+var shPrinterPool = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.Minify(true)) }}
 
 // srcOf prints a word as written (for Argv of words not known and for
 // reasons).
@@ -674,9 +674,9 @@ func (r *sh) srcOf(w *syntax.Word) string {
 		return l
 	}
 	var buf bytes.Buffer
-	pr := printerPool.Get().(*syntax.Printer)
+	pr := shPrinterPool.Get().(*syntax.Printer)
 	err := pr.Print(&buf, w)
-	printerPool.Put(pr)
+	shPrinterPool.Put(pr)
 	if err != nil {
 		return "?"
 	}
