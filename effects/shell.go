@@ -15,7 +15,7 @@ import (
 // variables, functions, aliases, the agent's home and working directory),
 // redirections become effects, pipelines carry what flows between
 // commands (literal text, a file, a download, a command's output), and
-// each command goes through the table of shPrograms in shell_programs.go.
+// each command goes through the table of programs in shell_programs.go.
 // Whatever cannot be known statically is an Unknown effect with a reason.
 
 // shVar is a shell variable: its value when known, and whether it is
@@ -134,7 +134,7 @@ const (
 	sOutput                         // the output of a program, not known
 )
 
-// stream is what a command reads on its standard input or writes on its
+// shStream is what a command reads on its standard input or writes on its
 // output.
 type shStream struct {
 	kind shStreamKind
@@ -696,5 +696,5 @@ func isProcLink(p string) bool {
 	return false
 }
 
-// itoa is strconv.Itoa, named short for the many small uses here.
+// shItoa is strconv.Itoa, named short for the many small uses here.
 func shItoa(i int) string { return strconv.Itoa(i) }

@@ -39,7 +39,7 @@ func FuzzShell(f *testing.F) {
 	})
 }
 
-// comparable strips what the differential ignores (which reader found an
+// shComparable strips what the differential ignores (which reader found an
 // effect) and renders the rest.
 func shComparable(list []Effect) []string {
 	out := make([]string, 0, len(list))

@@ -100,7 +100,7 @@ func shDumpEffects(list []Effect) string {
 	return out
 }
 
-// unk says what a case expects of Unknown effects.
+// shUnk says what a case expects of Unknown effects.
 type shUnk int
 
 const (

@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// call is one program run by the shell, as the table of shPrograms sees it.
+// shCall is one program run by the shell, as the table of programs sees it.
 type shCall struct {
 	r    *sh
 	prog string    // base name
@@ -17,13 +17,13 @@ type shCall struct {
 
 func (c *shCall) args() []sword { return c.ws[1:] }
 
-// opt is one option met on a command line, with its value when it takes one.
+// shOpt is one option met on a command line, with its value when it takes one.
 type shOpt struct {
 	name string
 	val  sword
 }
 
-// parsed is a command line split into options and operands.
+// shParsed is a command line split into options and operands.
 type shParsed struct {
 	opts []shOpt
 	ops  []sword

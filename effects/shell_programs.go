@@ -9,7 +9,7 @@ import (
 // writes on its standard output.
 type shHandler func(c *shCall) *shStream
 
-// shPrograms is the table of shPrograms the shell reader knows. A program not
+// shPrograms is the table of programs the shell reader knows. A program not
 // in it still yields its Run (with argv), and its output is a filter of
 // its input.
 var shPrograms map[string]shHandler
@@ -85,12 +85,12 @@ func init() {
 	}
 }
 
-// shellNames are the shPrograms read as POSIX/bash shells.
+// shellNames are the programs read as POSIX/bash shells.
 var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "yash", "posh", "fish", "ksh93", "lksh", "oksh", "csh", "tcsh"}
 
 var shInterpreterRE = regexp.MustCompile(`^(python|pypy|node|nodejs|perl|ruby|php|deno|bun)([0-9][0-9.]*)?$`)
 
-// shLookupProgram returns the shHandler of a base name (python3.12 is
+// shLookupProgram returns the handler of a base name (python3.12 is
 // python's, mkfs.ext4 has none).
 func shLookupProgram(base string) shHandler {
 	if h, ok := shPrograms[base]; ok {
@@ -1180,7 +1180,7 @@ func hPkexec(c *shCall) *shStream {
 	return c.r.run(p.rest, c.in, c.env)
 }
 
-// hWrap makes the shHandler of a wrapper: options (valued takes those with a
+// hWrap makes the handler of a wrapper: options (valued takes those with a
 // value), skip operands of its own (timeout's duration), then the command
 // it runs.
 func hWrap(valued shOptSet, skip int) shHandler {

@@ -461,7 +461,7 @@ var shellTable = []shellCase{
 	{cmd: `service ssh stop`, want: []Effect{eSig("TERM", "ssh")}},
 	{cmd: `sudo systemctl stop firewalld`, want: []Effect{ePriv("sudo"), eSig("TERM", "firewalld")}},
 
-	// ---- privileges and system shPrograms judged by name ----
+	// ---- privileges and system programs judged by name ----
 	{cmd: `useradd -m eve`, want: []Effect{ePriv("useradd")}},
 	{cmd: `usermod -aG sudo eve`, want: []Effect{ePriv("usermod")}},
 	{cmd: `echo 'eve:pw' | chpasswd`, want: []Effect{ePriv("chpasswd")}},
