@@ -48,6 +48,7 @@ type sh struct {
 	shared   bool                 // vars, funcs and aliases belong to an enclosing scope (see cow)
 	fetched  map[string]*shStream // files this script downloads: running one runs downloaded code
 	written  map[string]string    // files this script writes with literal text (see remember)
+	links    map[string]string    // symbolic links this script creates: link → target
 	funcCall int
 }
 
@@ -654,6 +655,9 @@ func (r *sh) path(p string, noFollow bool) string {
 		return p
 	}
 	q := r.s.resolve(p)
+	if len(r.links) > 0 {
+		q = r.throughLinks(q, noFollow)
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(q, "/") || strings.HasPrefix(q, "/proc/") || strings.HasPrefix(q, "/dev/") {
 		return q
@@ -677,6 +681,26 @@ func (r *sh) path(p string, noFollow bool) string {
 	}
 	if real, err := fs.EvalSymlinks(strings.TrimSuffix(dir, "/")); err == nil && real != "" {
 		return path.Join(real, base)
+	}
+	return q
+}
+
+// throughLinks rewrites a path that goes through a symbolic link this
+// script created (ln -s /data /tmp/lnk; cat /tmp/lnk/x): the link does not
+// exist yet when the command is read, so the file system cannot resolve it.
+func (r *sh) throughLinks(q string, noFollow bool) string {
+	for i := 0; i < MaxDepth; i++ {
+		changed := false
+		for link, target := range r.links {
+			if q == link && !noFollow {
+				q, changed = target, true
+			} else if rest, ok := strings.CutPrefix(q, link+"/"); ok {
+				q, changed = path.Join(target, rest), true
+			}
+		}
+		if !changed {
+			break
+		}
 	}
 	return q
 }

@@ -251,6 +251,13 @@ func hLn(c *shCall) *shStream {
 		}
 		dp := c.r.path(dest, false)
 		c.file(Create, l, func(e *Effect) { e.Dest = dp })
+		if sym && l.known {
+			// Paths through this link later in the script reach dp.
+			if c.r.links == nil {
+				c.r.links = map[string]string{}
+			}
+			c.r.links[c.r.path(l.val, true)] = dp
+		}
 	}
 	return nil
 }

