@@ -92,6 +92,17 @@ var shOptCache sync.Map
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
 func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
+	hasOpt := false
+	for _, w := range args {
+		if len(w.arg) > 1 && w.arg[0] == '-' {
+			hasOpt = true
+			break
+		}
+	}
+	if !hasOpt {
+		// Operands only (the common "cat file"): no copy.
+		return &shParsed{ops: args, rest: args}
+	}
 	p := &shParsed{ops: make([]sword, 0, len(args))}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
