@@ -36,6 +36,7 @@ type state struct {
 	via     string
 	out     []Effect
 	full    bool
+	steps   int // statements and commands read so far (the shell reader's work budget)
 }
 
 func newState(ctx Context) *state { return &state{ctx: ctx, via: ""} }

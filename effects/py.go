@@ -1184,7 +1184,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 	if v.k != pyStr {
 		if v.url != "" {
-			p.add(Effect{Kind: Download, URL: v.url, Host: urlHost(v.url), Into: "sh"})
+			p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: "sh"})
 		}
 		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
 		return
@@ -1210,7 +1210,7 @@ func pySubprocess(p *py, q string, a *pyArgs) pyVal {
 	}
 	p.streams(a)
 	if in, ok := a.kw["input"]; ok && in.url != "" {
-		p.add(Effect{Kind: Download, URL: in.url, Host: urlHost(in.url), Into: "program"})
+		p.add(Effect{Kind: Download, URL: in.url, Host: shURLHost(in.url), Into: "program"})
 	}
 	if ex, ok := a.kw["executable"]; ok {
 		if s, ok := ex.str(); ok && v.k == pyList && len(v.list) > 0 && !sh {
@@ -1370,7 +1370,7 @@ func urlHostPort(u string) (host, port string) {
 	if !strings.Contains(u, "://") {
 		return "", ""
 	}
-	return urlParts(u)
+	return shURLParts(u)
 }
 
 // source says what data a value sends: the path it was read from, "data"
@@ -1603,7 +1603,7 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{}
 	}
 	if v.url != "" {
-		p.add(Effect{Kind: Download, URL: v.url, Host: urlHost(v.url), Into: "python"})
+		p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: "python"})
 	}
 	p.unknownf("%s of code not known before run time: %s", q, snippet(a.text))
 	return pyVal{}
@@ -1792,7 +1792,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			return pyVal{from: o.path}
 		case "write", "writelines":
 			if v, ok := a.get(0, ""); ok && v.url != "" {
-				p.add(Effect{Kind: Download, URL: v.url, Host: urlHost(v.url), Path: o.path})
+				p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Path: o.path})
 			}
 		case "fileno":
 			return pyObjV(&pyObj{typ: "fd", path: o.path})
@@ -1894,7 +1894,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			sig = sigName(v, n)
 		case "communicate":
 			if in, ok := a.get(0, "input"); ok && in.url != "" {
-				p.add(Effect{Kind: Download, URL: in.url, Host: urlHost(in.url), Into: "program"})
+				p.add(Effect{Kind: Download, URL: in.url, Host: shURLHost(in.url), Into: "program"})
 			}
 		}
 		if sig != "" && o.pid != "" {
@@ -1947,7 +1947,7 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 		if pth, ok := at(); ok {
 			p.add(Effect{Kind: Write, Path: pth})
 			if v, ok := a.get(0, "data"); ok && v.url != "" {
-				p.add(Effect{Kind: Download, URL: v.url, Host: urlHost(v.url), Path: pth})
+				p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Path: pth})
 			}
 		}
 	case "read_text", "read_bytes":

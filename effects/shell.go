@@ -31,7 +31,7 @@ type shVar struct {
 type shEnv struct {
 	vars  map[string]shVar
 	args  []sword
-	stdin *stream
+	stdin *shStream
 	name  string // $0
 }
 
@@ -44,7 +44,11 @@ type sh struct {
 	inAlias  map[string]bool
 	args     []sword
 	name     string
-	fds      map[int]fdTarget // fds opened by exec, kept for the script
+	fds      fdTable              // fds opened by exec, kept for the script
+	shared   bool                 // vars, funcs and aliases belong to an enclosing scope (see cow)
+	fetched  map[string]*shStream // files this script downloads: running one runs downloaded code
+	written  map[string]string    // files this script writes with literal text (see remember)
+	links    map[string]string    // symbolic links this script creates: link → target
 	funcCall int
 	// active counts the calls in progress of each function; calls counts
 	// every function call of the script (at most MaxFuncCalls are read).
@@ -52,7 +56,7 @@ type sh struct {
 	calls  int
 }
 
-var parserPool = sync.Pool{New: func() any {
+var shParserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }}
 
@@ -67,15 +71,21 @@ func (s *state) shellIn(script string, env *shEnv) {
 			s.unknown(true, "shell script of %d bytes, longer than the %d read", len(script), MaxInput)
 			return
 		}
-		p := parserPool.Get().(*syntax.Parser)
+		p := shParserPool.Get().(*syntax.Parser)
 		f, err := p.Parse(strings.NewReader(script), "")
-		parserPool.Put(p)
+		shParserPool.Put(p)
 		if err != nil {
-			s.unknown(false, "shell syntax not understood: %s", shortErr(err))
+			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
 			return
 		}
+		if s.out == nil {
+			// About one effect per 10 bytes of script at most: grow once, not by doubling.
+			s.out = make([]Effect, 0, min(4+len(script)/10, MaxEffects))
+		}
+		// A child shell's cd does not move its parent.
+		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
 		r := &sh{s: s, vars: map[string]shVar{}, name: "sh"}
-		var in *stream
+		var in *shStream
 		if env != nil {
 			for k, v := range env.vars {
 				r.vars[k] = v
@@ -90,7 +100,7 @@ func (s *state) shellIn(script string, env *shEnv) {
 	})
 }
 
-func shortErr(err error) string {
+func shShortErr(err error) string {
 	m := err.Error()
 	if len(m) > 120 {
 		m = m[:120] + "…"
@@ -120,19 +130,19 @@ func (r *sh) exported(extra []shAssign) map[string]shVar {
 
 // ---- streams: what flows into a command's standard input ----
 
-type streamKind int
+type shStreamKind int
 
 const (
-	sText   streamKind = iota + 1 // literal text, known
-	sFile                         // the content of a file
-	sNet                          // data from the network
-	sOutput                       // the output of a program, not known
+	sText   shStreamKind = iota + 1 // literal text, known
+	sFile                           // the content of a file
+	sNet                            // data from the network
+	sOutput                         // the output of a program, not known
 )
 
-// stream is what a command reads on its standard input or writes on its
+// shStream is what a command reads on its standard input or writes on its
 // output.
-type stream struct {
-	kind streamKind
+type shStream struct {
+	kind shStreamKind
 	text string
 	path string
 	url  string
@@ -143,7 +153,7 @@ type stream struct {
 }
 
 // source names a stream as the Source of a Send.
-func (st *stream) source() string {
+func (st *shStream) source() string {
 	if st == nil {
 		return "stdin"
 	}
@@ -162,7 +172,7 @@ func (st *stream) source() string {
 }
 
 // reads lists the files a stream's content comes from.
-func (st *stream) reads() []string {
+func (st *shStream) reads() []string {
 	if st == nil {
 		return nil
 	}
@@ -172,14 +182,14 @@ func (st *stream) reads() []string {
 	return st.from
 }
 
-func outputOf(prog string, from ...string) *stream {
-	return &stream{kind: sOutput, prog: prog, from: from}
+func shOutputOf(prog string, from ...string) *shStream {
+	return &shStream{kind: sOutput, prog: prog, from: from}
 }
 
 // ---- statements ----
 
-func (r *sh) stmts(list []*syntax.Stmt, in *stream) *stream {
-	var out *stream
+func (r *sh) stmts(list []*syntax.Stmt, in *shStream) *shStream {
+	var out *shStream
 	for _, st := range list {
 		if r.s.full {
 			return nil
@@ -189,17 +199,40 @@ func (r *sh) stmts(list []*syntax.Stmt, in *stream) *stream {
 	return out
 }
 
-func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
+// maxSteps bounds the statements and commands read in one analysis:
+// loops, functions and nested shells re-read text, and this keeps the
+// work linear in what a limit allows.
+const maxSteps = 50000
+
+// step counts one unit of work; past maxSteps it records a limit Unknown
+// and stops the analysis.
+func (r *sh) step() bool {
+	if r.s.full {
+		return false
+	}
+	r.s.steps++
+	if r.s.steps > maxSteps {
+		r.s.unknown(true, "more than %d commands read in one action", maxSteps)
+		r.s.full = true
+		return false
+	}
+	return true
+}
+
+func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 	if st == nil || st.Cmd == nil && len(st.Redirs) == 0 {
 		return nil
 	}
+	if !r.step() {
+		return nil
+	}
 	rd := r.redirs(st.Redirs, in)
-	var out *stream
+	var out *shStream
 	switch c := st.Cmd.(type) {
 	case nil:
 		// Redirections only: "> file" truncates it, handled above.
 	case *syntax.CallExpr:
-		out = r.callExpr(c, rd)
+		out = r.callExpr(c, &rd)
 	case *syntax.BinaryCmd:
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
@@ -229,6 +262,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 			out = r.stmts(it.Stmts, rd.stdin)
 		}
 	case *syntax.FuncDecl:
+		r.cow()
 		if r.funcs == nil {
 			r.funcs = map[string]*syntax.Stmt{}
 		}
@@ -239,6 +273,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 			r.funcs[n.Value] = c.Body
 		}
 	case *syntax.DeclClause:
+		r.declRun(c)
 		r.declClause(c)
 	case *syntax.TimeClause:
 		out = r.stmt(c.Stmt, rd.stdin)
@@ -249,34 +284,74 @@ func (r *sh) stmt(st *syntax.Stmt, in *stream) *stream {
 		// them do anything.
 		r.substsIn(c)
 	}
+	if rd.outPath != "" {
+		r.remember(rd.outPath, out, rd.outAppend)
+	}
 	if rd.stdoutTaken {
 		return nil
 	}
 	return out
 }
 
+// remember keeps what this script writes to a file when it is literal
+// text (cat > x.sh <<EOF, echo … > x.sh, tee x.sh), so that running the
+// file later in the script reads that text; any other write forgets it.
+func (r *sh) remember(p string, st *shStream, appendTo bool) {
+	old, had := r.written[p]
+	if st == nil || st.kind != sText || appendTo && !had {
+		delete(r.written, p)
+		return
+	}
+	if r.written == nil {
+		r.written = map[string]string{}
+	}
+	text := st.text
+	if appendTo {
+		text = old + text
+	}
+	if len(text) > MaxScriptBytes {
+		delete(r.written, p)
+		return
+	}
+	r.written[p] = text
+}
+
 // scoped reads something in a subshell: variables, functions, aliases and
-// the working directory it changes do not outlive it.
+// the working directory it changes do not outlive it. The maps are copied
+// only when the subshell writes to them (cow).
 func (r *sh) scoped(fn func()) {
-	vars := make(map[string]shVar, len(r.vars))
+	vars, funcs, aliases, cwd, shared := r.vars, r.funcs, r.aliases, r.s.ctx.Cwd, r.shared
+	r.shared = true
+	fn()
+	r.vars, r.funcs, r.aliases, r.s.ctx.Cwd, r.shared = vars, funcs, aliases, cwd, shared
+}
+
+// cow gives the current scope its own variables, functions and aliases
+// before it changes them.
+func (r *sh) cow() {
+	if !r.shared {
+		return
+	}
+	r.shared = false
+	vars := make(map[string]shVar, len(r.vars)+1)
 	for k, v := range r.vars {
 		vars[k] = v
 	}
-	funcs, aliases, cwd := r.funcs, r.aliases, r.s.ctx.Cwd
-	if funcs != nil {
-		r.funcs = make(map[string]*syntax.Stmt, len(funcs))
-		for k, v := range funcs {
-			r.funcs[k] = v
+	r.vars = vars
+	if r.funcs != nil {
+		funcs := make(map[string]*syntax.Stmt, len(r.funcs))
+		for k, v := range r.funcs {
+			funcs[k] = v
 		}
+		r.funcs = funcs
 	}
-	if aliases != nil {
-		r.aliases = make(map[string]string, len(aliases))
-		for k, v := range aliases {
-			r.aliases[k] = v
+	if r.aliases != nil {
+		aliases := make(map[string]string, len(r.aliases))
+		for k, v := range r.aliases {
+			aliases[k] = v
 		}
+		r.aliases = aliases
 	}
-	fn()
-	r.vars, r.funcs, r.aliases, r.s.ctx.Cwd = vars, funcs, aliases, cwd
 }
 
 // substsIn reads the command and process substitutions anywhere inside a
@@ -297,7 +372,7 @@ func (r *sh) substsIn(n syntax.Node) {
 
 const maxLoopItems = 16
 
-func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
+func (r *sh) forClause(c *syntax.ForClause, in *shStream) *shStream {
 	wi, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		r.substsIn(c.Loop)
@@ -310,11 +385,15 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 		items = r.args
 	}
 	name := wi.Name.Value
+	r.cow()
+	if len(items) > maxLoopItems {
+		r.s.unknown(true, "for loop over more than %d items: read once, with $%s not known", maxLoopItems, name)
+	}
 	if len(items) == 0 || len(items) > maxLoopItems {
 		r.vars[name] = shVar{}
 		return r.stmts(c.Do, in)
 	}
-	var out *stream
+	var out *shStream
 	for _, it := range items {
 		r.vars[name] = shVar{val: it.val, known: it.known}
 		out = r.stmts(c.Do, in)
@@ -322,7 +401,27 @@ func (r *sh) forClause(c *syntax.ForClause, in *stream) *stream {
 	return out
 }
 
+// declRun records export, declare, local, readonly and typeset as the Run
+// of a builtin (rules see "export HISTFILE=/dev/null").
+func (r *sh) declRun(c *syntax.DeclClause) {
+	argv := []string{c.Variant.Value}
+	for _, a := range c.Args {
+		switch {
+		case a.Name == nil && a.Value != nil:
+			argv = append(argv, r.joinWord(a.Value).arg)
+		case a.Name != nil && (a.Naked || a.Value == nil && a.Array == nil):
+			argv = append(argv, a.Name.Value)
+		case a.Name != nil && a.Value != nil:
+			argv = append(argv, a.Name.Value+"="+r.joinWord(a.Value).arg)
+		case a.Name != nil:
+			argv = append(argv, a.Name.Value+"=(…)")
+		}
+	}
+	r.s.add(Effect{Kind: Run, Program: c.Variant.Value, Argv: argv})
+}
+
 func (r *sh) declClause(c *syntax.DeclClause) {
+	r.cow()
 	export := c.Variant.Value == "export"
 	for _, a := range c.Args {
 		if a.Naked && a.Name == nil {
@@ -375,15 +474,24 @@ func (r *sh) assign(a *syntax.Assign, export bool) {
 	if ea.name == "" {
 		return
 	}
+	r.cow()
+	if len(ea.val.val) > MaxInput {
+		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
+		ea.val = sword{arg: ea.val.arg[:0]}
+	}
 	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported}
 	if a.Append {
 		old := r.vars[ea.name]
 		v.val, v.known = old.val+v.val, old.known && v.known
+		if len(v.val) > MaxInput {
+			r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
+			v.val, v.known = "", false
+		}
 	}
 	r.vars[ea.name] = v
 }
 
-func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
+func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *shStream {
 	if len(c.Args) == 0 {
 		for _, a := range c.Assigns {
 			r.assign(a, false)
@@ -396,7 +504,21 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
 			env = append(env, ea)
 		}
 	}
+	// VAR=x cmd $VAR: bash expands $VAR from the environment, which an
+	// earlier command may have set to x (GTFOBins writes its payloads this
+	// way); when the script has not set VAR, x is taken as its value.
+	var guessed []string
+	for _, a := range env {
+		if _, set := r.vars[a.name]; !set && a.val.known {
+			r.cow()
+			r.vars[a.name] = shVar{val: a.val.val, known: true}
+			guessed = append(guessed, a.name)
+		}
+	}
 	ws := r.words(c.Args, true)
+	for _, n := range guessed {
+		delete(r.vars, n)
+	}
 	if len(ws) == 1 && ws[0].known && ws[0].val == "exec" {
 		// exec with only redirections: they stay for the rest of the script.
 		r.fds = rd.fds
@@ -409,8 +531,8 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *stream {
 // command reads one command given as words (after expansion): aliases and
 // functions of the script, then the program's Run and what the table says
 // it does.
-func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
-	if len(ws) == 0 {
+func (r *sh) command(ws []sword, in *shStream, env []shAssign) *shStream {
+	if len(ws) == 0 || !r.step() {
 		return nil
 	}
 	name := ws[0]
@@ -419,7 +541,7 @@ func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
 			r.download(name.out, "sh")
 		}
 		r.s.unknown(false, "program name not known statically: %s", name.arg)
-		return outputOf("")
+		return shOutputOf("")
 	}
 	prog := name.val
 	if a, ok := r.aliases[prog]; ok && !r.inAlias[prog] {
@@ -434,7 +556,7 @@ func (r *sh) command(ws []sword, in *stream, env []shAssign) *stream {
 // run records the Run of a program (no alias or function lookup: the
 // wrappers "command", "builtin", "exec", "sudo" and the like skip those)
 // and applies the table.
-func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
+func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -444,7 +566,7 @@ func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
 	}
 	prog := name.val
 	base := path.Base(prog)
-	e := Effect{Kind: Run, Program: base, Argv: argvOf(ws)}
+	e := Effect{Kind: Run, Program: base, Argv: shArgvOf(ws)}
 	if strings.Contains(prog, "/") {
 		e.Path = r.path(prog, false)
 	}
@@ -452,8 +574,8 @@ func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
 		return nil
 	}
 	r.s.add(e)
-	c := &call{r: r, prog: base, ws: ws, in: in, env: env}
-	if h := lookupProgram(base); h != nil {
+	c := &shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	if h := shLookupProgram(base); h != nil {
 		return h(c)
 	}
 	if strings.Contains(prog, "/") {
@@ -463,7 +585,7 @@ func (r *sh) run(ws []sword, in *stream, env []shAssign) *stream {
 	return c.filter()
 }
 
-func argvOf(ws []sword) []string {
+func shArgvOf(ws []sword) []string {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		out[i] = w.arg
@@ -471,17 +593,17 @@ func argvOf(ws []sword) []string {
 	return out
 }
 
-func (r *sh) alias(name, value string, rest []sword, in *stream, env []shAssign) *stream {
+func (r *sh) alias(name, value string, rest []sword, in *shStream, env []shAssign) *shStream {
 	if r.inAlias == nil {
 		r.inAlias = map[string]bool{}
 	}
 	r.inAlias[name] = true
 	defer delete(r.inAlias, name)
-	p := parserPool.Get().(*syntax.Parser)
+	p := shParserPool.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(value), "")
-	parserPool.Put(p)
+	shParserPool.Put(p)
 	if err != nil {
-		r.s.unknown(false, "alias %s not understood: %s", name, shortErr(err))
+		r.s.unknown(false, "alias %s not understood: %s", name, shShortErr(err))
 		return nil
 	}
 	if len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
@@ -497,7 +619,7 @@ func (r *sh) alias(name, value string, rest []sword, in *stream, env []shAssign)
 	return out
 }
 
-func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) *stream {
+func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *shStream) *shStream {
 	if r.active[name] > 0 {
 		// A function that calls itself runs without end as far as a
 		// reader can tell (the fork bomb :(){ :|:& };:); once is enough.
@@ -529,8 +651,8 @@ func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *stream) 
 
 // download records a download fed to an interpreter, and that its code
 // cannot be read.
-func (r *sh) download(st *stream, into string) {
-	r.s.add(Effect{Kind: Download, URL: st.url, Host: st.host, Port: st.port, Into: into})
+func (r *sh) download(st *shStream, into string) {
+	r.s.add(Effect{Kind: Download, Program: st.prog, URL: st.url, Host: st.host, Port: st.port, Into: into})
 	where := st.url
 	if where == "" {
 		where = st.host
@@ -553,6 +675,9 @@ func (r *sh) path(p string, noFollow bool) string {
 		return p
 	}
 	q := r.s.resolve(p)
+	if len(r.links) > 0 {
+		q = r.throughLinks(q, noFollow)
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(q, "/") || strings.HasPrefix(q, "/proc/") || strings.HasPrefix(q, "/dev/") {
 		return q
@@ -571,11 +696,31 @@ func (r *sh) path(p string, noFollow bool) string {
 		}
 	}
 	dir, base := path.Split(q)
-	if base == "" || base == "." || base == ".." {
+	if base == "" || base == "." || base == ".." || dir == "/" {
 		return q
 	}
 	if real, err := fs.EvalSymlinks(strings.TrimSuffix(dir, "/")); err == nil && real != "" {
 		return path.Join(real, base)
+	}
+	return q
+}
+
+// throughLinks rewrites a path that goes through a symbolic link this
+// script created (ln -s /data /tmp/lnk; cat /tmp/lnk/x): the link does not
+// exist yet when the command is read, so the file system cannot resolve it.
+func (r *sh) throughLinks(q string, noFollow bool) string {
+	for i := 0; i < MaxDepth; i++ {
+		changed := false
+		for link, target := range r.links {
+			if q == link && !noFollow {
+				q, changed = target, true
+			} else if rest, ok := strings.CutPrefix(q, link+"/"); ok {
+				q, changed = path.Join(target, rest), true
+			}
+		}
+		if !changed {
+			break
+		}
 	}
 	return q
 }
@@ -595,5 +740,5 @@ func isProcLink(p string) bool {
 	return false
 }
 
-// itoa is strconv.Itoa, named short for the many small uses here.
-func itoa(i int) string { return strconv.Itoa(i) }
+// shItoa is strconv.Itoa, named short for the many small uses here.
+func shItoa(i int) string { return strconv.Itoa(i) }

@@ -49,8 +49,8 @@ func eRemote(e Effect, host string) Effect {
 	return e
 }
 
-// effectMatches reports whether got has every field set in want.
-func effectMatches(want, got Effect) bool {
+// shEffectMatches reports whether got has every field set in want.
+func shEffectMatches(want, got Effect) bool {
 	if want.Kind != got.Kind {
 		return false
 	}
@@ -82,16 +82,16 @@ func effectMatches(want, got Effect) bool {
 	return true
 }
 
-func hasEffect(list []Effect, want Effect) bool {
+func shHasEffect(list []Effect, want Effect) bool {
 	for _, g := range list {
-		if effectMatches(want, g) {
+		if shEffectMatches(want, g) {
 			return true
 		}
 	}
 	return false
 }
 
-func dumpEffects(list []Effect) string {
+func shDumpEffects(list []Effect) string {
 	out := ""
 	for _, e := range list {
 		b, _ := json.Marshal(e)
@@ -100,19 +100,19 @@ func dumpEffects(list []Effect) string {
 	return out
 }
 
-// unk says what a case expects of Unknown effects.
-type unk int
+// shUnk says what a case expects of Unknown effects.
+type shUnk int
 
 const (
-	unkNo  unk = iota // no Unknown may appear
-	unkYes            // at least one Unknown must appear
-	unkAny            // code given to an interpreter reader: either
+	shUnkNo  shUnk = iota // no Unknown may appear
+	shUnkYes              // at least one Unknown must appear
+	shUnkAny              // code given to an interpreter reader: either
 )
 
 type shellCase struct {
 	cmd  string
 	want []Effect
-	unk  unk
+	unk  shUnk
 	not  []Effect // effects that must not appear
 }
 
@@ -120,22 +120,22 @@ func checkShellCase(t *testing.T, ctx Context, c shellCase) {
 	t.Helper()
 	got := Shell(c.cmd, ctx)
 	for _, w := range c.want {
-		if !hasEffect(got, w) {
+		if !shHasEffect(got, w) {
 			b, _ := json.Marshal(w)
-			t.Errorf("%q: missing %s; got:%s", c.cmd, b, dumpEffects(got))
+			t.Errorf("%q: missing %s; got:%s", c.cmd, b, shDumpEffects(got))
 		}
 	}
 	for _, n := range c.not {
-		if hasEffect(got, n) {
+		if shHasEffect(got, n) {
 			b, _ := json.Marshal(n)
-			t.Errorf("%q: unexpected %s; got:%s", c.cmd, b, dumpEffects(got))
+			t.Errorf("%q: unexpected %s; got:%s", c.cmd, b, shDumpEffects(got))
 		}
 	}
-	hasUnk := hasEffect(got, eUnk())
+	hasUnk := shHasEffect(got, eUnk())
 	switch {
-	case c.unk == unkNo && hasUnk:
-		t.Errorf("%q: unexpected Unknown; got:%s", c.cmd, dumpEffects(got))
-	case c.unk == unkYes && !hasUnk:
-		t.Errorf("%q: an Unknown was expected; got:%s", c.cmd, dumpEffects(got))
+	case c.unk == shUnkNo && hasUnk:
+		t.Errorf("%q: unexpected Unknown; got:%s", c.cmd, shDumpEffects(got))
+	case c.unk == shUnkYes && !hasUnk:
+		t.Errorf("%q: an Unknown was expected; got:%s", c.cmd, shDumpEffects(got))
 	}
 }

@@ -2,26 +2,28 @@ package effects
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
 	"path"
+	"regexp"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // ---- code run by shells and interpreters ----
 
-// langOf names the reader of an interpreter program.
-func langOf(prog string) string {
+// shLangOf names the reader of an interpreter program.
+func shLangOf(prog string) string {
 	for _, s := range shellNames {
 		if prog == s {
 			return "sh"
 		}
 	}
-	if m := interpreterRE.FindStringSubmatch(prog); m != nil {
+	if m := shInterpreterRE.FindStringSubmatch(prog); m != nil {
 		switch m[1] {
 		case "python", "pypy":
 			return "python"
@@ -46,7 +48,7 @@ func (r *sh) readCode(lang, text string, env *shEnv) {
 
 // feed reads what an interpreter runs from a stream (its standard input,
 // a process substitution, a command's output).
-func (r *sh) feed(lang, prog string, st *stream, env *shEnv) {
+func (r *sh) feed(lang, prog string, st *shStream, env *shEnv) {
 	if st == nil {
 		return
 	}
@@ -68,6 +70,17 @@ func (r *sh) feed(lang, prog string, st *stream, env *shEnv) {
 
 // readFile reads a script from disk through ctx.FS.
 func (r *sh) readFile(lang, prog, p string, env *shEnv) {
+	if st, ok := r.fetched[p]; ok {
+		r.download(st, prog)
+		return
+	}
+	if text, ok := r.written[p]; ok {
+		if lang == "" {
+			lang = shebangLang([]byte(text))
+		}
+		r.readCode(lang, text, env)
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		r.s.unknown(false, "%s runs the script %s, which the analysis cannot see", prog, p)
@@ -108,7 +121,7 @@ func shebangLang(data []byte) string {
 			}
 		}
 	}
-	if l := langOf(prog); l != "" {
+	if l := shLangOf(prog); l != "" {
 		return l
 	}
 	return "sh"
@@ -117,9 +130,23 @@ func shebangLang(data []byte) string {
 // scriptByPath reads a program run by its path when it is a script the
 // harness can see (agents often write a script, then run it). Binaries
 // and files it cannot see are left at their Run.
-func (r *sh) scriptByPath(c *call, p string) {
+func (r *sh) scriptByPath(c *shCall, p string) {
+	if st, ok := r.fetched[p]; ok {
+		r.download(st, c.prog)
+		return
+	}
+	if text, ok := r.written[p]; ok {
+		r.readCode(shebangLang([]byte(text)), text, &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
+		return
+	}
+	// A first look at the head: a binary (a NUL byte) is a program, not
+	// read further.
+	head, _, err := fs.ReadFile(p, 512)
+	if err != nil || bytes.IndexByte(head, 0) >= 0 {
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
@@ -134,7 +161,7 @@ func (r *sh) scriptByPath(c *call, p string) {
 }
 
 // scriptFile reads a script named by a word (bash x.sh, python3 x.py).
-func (c *call) scriptFile(lang, prog string, w sword, env *shEnv) {
+func (c *shCall) scriptFile(lang, prog string, w sword, env *shEnv) {
 	if w.out != nil {
 		c.r.feed(lang, prog, w.out, env)
 		return
@@ -150,7 +177,7 @@ func (c *call) scriptFile(lang, prog string, w sword, env *shEnv) {
 
 // shellText reads a word given to a shell as a script (sh -c, su -c, ssh
 // HOST CMD, watch CMD).
-func (c *call) shellText(prog string, w sword, env *shEnv) {
+func (c *shCall) shellText(prog string, w sword, env *shEnv) {
 	if w.known {
 		c.r.s.shellIn(w.val, env)
 		return
@@ -163,7 +190,7 @@ func (c *call) shellText(prog string, w sword, env *shEnv) {
 }
 
 // codeText reads a word given to an interpreter as code (python -c).
-func (c *call) codeText(lang string, w sword) {
+func (c *shCall) codeText(lang string, w sword) {
 	if w.known {
 		c.r.readCode(lang, w.val, nil)
 		return
@@ -175,7 +202,7 @@ func (c *call) codeText(lang string, w sword) {
 	c.r.s.unknown(false, "%s runs code not known statically: %s", c.prog, w.arg)
 }
 
-func hShell(c *call) *stream {
+func hShell(c *shCall) *shStream {
 	args := c.args()
 	cmdMode, stdinMode := false, false
 	i := 0
@@ -238,7 +265,7 @@ loop:
 	return c.filter()
 }
 
-func hPython(c *call) *stream {
+func hPython(c *shCall) *shStream {
 	args := c.args()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -257,7 +284,7 @@ func hPython(c *call) *stream {
 			}
 			return c.filter()
 		case strings.HasPrefix(a.val, "-c"):
-			c.codeText("python", lit(a.val[2:]))
+			c.codeText("python", shLit(a.val[2:]))
 			return c.filter()
 		case a.val == "-m" || strings.HasPrefix(a.val, "-m"):
 			mod := strings.TrimPrefix(a.val, "-m")
@@ -265,7 +292,7 @@ func hPython(c *call) *stream {
 			if mod == "" && i+1 < len(args) {
 				mod, rest = args[i+1].val, args[i+2:]
 			}
-			pythonModule(c, mod, rest)
+			shPythonModule(c, mod, rest)
 			return c.filter()
 		case a.val == "-W" || a.val == "-X" || a.val == "--check-hash-based-pycs":
 			i++
@@ -275,13 +302,13 @@ func hPython(c *call) *stream {
 	return c.filter()
 }
 
-// pythonModule knows the few modules run with -m that act: http.server
+// shPythonModule knows the few modules run with -m that act: http.server
 // listens, pip and the rest are Runs judged by their argv.
-func pythonModule(c *call, mod string, rest []sword) {
+func shPythonModule(c *shCall, mod string, rest []sword) {
 	switch mod {
 	case "http.server", "SimpleHTTPServer":
 		port := "8000"
-		p := parseOpts(rest, opts("-b --bind -d --directory -p --protocol"), false)
+		p := shParseOpts(rest, shOpts("-b --bind -d --directory -p --protocol"), false)
 		if len(p.ops) > 0 {
 			port = p.ops[0].arg
 		}
@@ -290,7 +317,7 @@ func pythonModule(c *call, mod string, rest []sword) {
 			host = b.arg
 		}
 		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
-		dir := lit(".")
+		dir := shLit(".")
 		if d, ok := p.get("-d", "--directory"); ok {
 			dir = d
 		}
@@ -298,7 +325,7 @@ func pythonModule(c *call, mod string, rest []sword) {
 	}
 }
 
-func hNode(c *call) *stream {
+func hNode(c *shCall) *shStream {
 	args := c.args()
 	if c.prog == "deno" || c.prog == "bun" {
 		if len(args) > 0 && args[0].known && (args[0].val == "eval" || args[0].val == "run" || args[0].val == "x") {
@@ -314,7 +341,7 @@ func hNode(c *call) *stream {
 		if !a.known || a.val == "" || a.val[0] != '-' {
 			if a.known && strings.Contains(a.val, "://") {
 				c.connectURL(a)
-				c.r.download(&stream{kind: sNet, url: a.val, host: urlHost(a.val)}, c.prog)
+				c.r.download(&shStream{kind: sNet, url: a.val, host: shURLHost(a.val)}, c.prog)
 				return c.filter()
 			}
 			c.scriptFile("node", c.prog, a, nil)
@@ -333,7 +360,7 @@ func hNode(c *call) *stream {
 			i++
 		}
 		if v, ok := strings.CutPrefix(a.val, "--eval="); ok {
-			c.codeText("node", lit(v))
+			c.codeText("node", shLit(v))
 			return c.filter()
 		}
 	}
@@ -341,7 +368,7 @@ func hNode(c *call) *stream {
 	return c.filter()
 }
 
-func hPerl(c *call) *stream {
+func hPerl(c *shCall) *shStream {
 	args := c.args()
 	var code []string
 	codeKnown := true
@@ -364,7 +391,7 @@ func hPerl(c *call) *stream {
 			case 'e', 'E':
 				var w sword
 				if j+1 < len(s) {
-					w = lit(s[j+1:])
+					w = shLit(s[j+1:])
 				} else if i+1 < len(args) {
 					i++
 					w = args[i]
@@ -416,7 +443,7 @@ func hPerl(c *call) *stream {
 	return c.filter()
 }
 
-func hRuby(c *call) *stream {
+func hRuby(c *shCall) *shStream {
 	args := c.args()
 	var code []string
 	codeKnown := true
@@ -464,7 +491,7 @@ func hRuby(c *call) *stream {
 	return c.filter()
 }
 
-func hPhp(c *call) *stream {
+func hPhp(c *shCall) *shStream {
 	args := c.args()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -504,17 +531,17 @@ func hPhp(c *call) *stream {
 
 // inline reads text in the current shell (eval, source): it sees and
 // changes the script's variables, functions and aliases.
-func (r *sh) inline(text string, in *stream) {
+func (r *sh) inline(text string, in *shStream) {
 	r.s.nested("shell", func() {
 		if len(text) > MaxInput {
 			r.s.unknown(true, "shell script of %d bytes, longer than the %d read", len(text), MaxInput)
 			return
 		}
-		p := parserPool.Get().(*syntax.Parser)
+		p := shParserPool.Get().(*syntax.Parser)
 		f, err := p.Parse(strings.NewReader(text), "")
-		parserPool.Put(p)
+		shParserPool.Put(p)
 		if err != nil {
-			r.s.unknown(false, "shell syntax not understood: %s", shortErr(err))
+			r.s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
 			return
 		}
 		r.stmts(f.Stmts, in)
@@ -523,21 +550,20 @@ func (r *sh) inline(text string, in *stream) {
 
 // splitText splits a string into words as the shell would (env -S).
 func (r *sh) splitText(text string) []sword {
-	p := parserPool.Get().(*syntax.Parser)
-	defer parserPool.Put(p)
+	p := shParserPool.Get().(*syntax.Parser)
+	defer shParserPool.Put(p)
 	var ws []*syntax.Word
-	err := p.Words(strings.NewReader(text), func(w *syntax.Word) bool {
+	for w, err := range p.WordsSeq(strings.NewReader(text)) {
+		if err != nil {
+			return []sword{{arg: text}}
+		}
 		ws = append(ws, w)
-		return true
-	})
-	if err != nil {
-		return []sword{{arg: text}}
 	}
 	return r.words(ws, true)
 }
 
-func hEval(c *call) *stream {
-	w := joinWords(c.args())
+func hEval(c *shCall) *shStream {
+	w := shJoinWords(c.args())
 	if w.known {
 		c.r.inline(w.val, c.in)
 		return nil
@@ -550,7 +576,7 @@ func hEval(c *call) *stream {
 	return nil
 }
 
-func hSource(c *call) *stream {
+func hSource(c *shCall) *shStream {
 	args := c.args()
 	if len(args) == 0 {
 		return nil
@@ -583,6 +609,14 @@ func hSource(c *call) *stream {
 }
 
 func (r *sh) sourceFile(p string) {
+	if st, ok := r.fetched[p]; ok {
+		r.download(st, "source")
+		return
+	}
+	if text, ok := r.written[p]; ok {
+		r.inline(text, nil)
+		return
+	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		r.s.unknown(false, "source runs the script %s, which the analysis cannot see", p)
@@ -599,7 +633,7 @@ func (r *sh) sourceFile(p string) {
 	}
 }
 
-func hTrap(c *call) *stream {
+func hTrap(c *shCall) *shStream {
 	args := c.args()
 	if len(args) < 2 || args[0].known && (args[0].val == "-" || args[0].val == "-l" || args[0].val == "-p" || args[0].val == "") {
 		return nil
@@ -608,8 +642,8 @@ func hTrap(c *call) *stream {
 	return nil
 }
 
-func hCd(c *call) *stream {
-	p := parseOpts(c.args(), nil, false)
+func hCd(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
 		if c.r.s.ctx.Home != "" {
 			c.r.s.ctx.Cwd = c.r.s.ctx.Home
@@ -630,12 +664,13 @@ func hCd(c *call) *stream {
 	return nil
 }
 
-func hPopd(c *call) *stream {
+func hPopd(c *shCall) *shStream {
 	c.r.s.ctx.Cwd = ""
 	return nil
 }
 
-func hAlias(c *call) *stream {
+func hAlias(c *shCall) *shStream {
+	c.r.cow()
 	for _, w := range c.args() {
 		if !w.known {
 			continue
@@ -652,7 +687,8 @@ func hAlias(c *call) *stream {
 	return nil
 }
 
-func hUnalias(c *call) *stream {
+func hUnalias(c *shCall) *shStream {
+	c.r.cow()
 	for _, w := range c.args() {
 		if w.known && w.val == "-a" {
 			c.r.aliases = nil
@@ -662,7 +698,8 @@ func hUnalias(c *call) *stream {
 	return nil
 }
 
-func hUnset(c *call) *stream {
+func hUnset(c *shCall) *shStream {
+	c.r.cow()
 	fn := false
 	for _, w := range c.args() {
 		switch {
@@ -678,8 +715,9 @@ func hUnset(c *call) *stream {
 	return nil
 }
 
-func hRead(c *call) *stream {
-	p := parseOpts(c.args(), opts("-p -d -n -N -t -u -a -i -C -c -s"), false)
+func hRead(c *shCall) *shStream {
+	c.r.cow()
+	p := shParseOpts(c.args(), shOpts("-p -d -n -N -t -u -a -i -C -c -s"), false)
 	for _, w := range p.ops {
 		c.r.vars[w.val] = shVar{}
 	}
@@ -689,7 +727,7 @@ func hRead(c *call) *stream {
 	return nil
 }
 
-func hSet(c *call) *stream {
+func hSet(c *shCall) *shStream {
 	args := c.args()
 	for i, w := range args {
 		if w.known && (w.val == "--" || w.val == "-") {
@@ -707,14 +745,14 @@ func hSet(c *call) *stream {
 	return nil
 }
 
-func hShift(c *call) *stream {
+func hShift(c *shCall) *shStream {
 	n := 1
 	if a := c.args(); len(a) > 0 {
 		if !a[0].known {
 			c.r.args = []sword{{arg: "$@"}}
 			return nil
 		}
-		n = atoiDefault(a[0].val, 1)
+		n = shAtoi(a[0].val, 1)
 	}
 	if n > len(c.r.args) {
 		n = len(c.r.args)
@@ -723,7 +761,7 @@ func hShift(c *call) *stream {
 	return nil
 }
 
-func atoiDefault(s string, d int) int {
+func shAtoi(s string, d int) int {
 	n := 0
 	if s == "" {
 		return d
@@ -740,7 +778,8 @@ func atoiDefault(s string, d int) int {
 	return n
 }
 
-func hExport(c *call) *stream {
+func hExport(c *shCall) *shStream {
+	c.r.cow()
 	export := c.prog == "export"
 	for _, w := range c.args() {
 		if w.known && strings.HasPrefix(w.val, "-") {
@@ -748,7 +787,7 @@ func hExport(c *call) *stream {
 			continue
 		}
 		name, val, ok := strings.Cut(w.arg, "=")
-		if !isAssignWord(name + "=") {
+		if !shIsAssignWord(name + "=") {
 			continue
 		}
 		if !ok {
@@ -779,7 +818,7 @@ func (r *sh) decodeRound(what string) bool {
 	return true
 }
 
-func hEcho(c *call) *stream {
+func hEcho(c *shCall) *shStream {
 	args := c.args()
 	newline, escapes := true, false
 	for len(args) > 0 && args[0].known && len(args[0].val) > 1 && args[0].val[0] == '-' && strings.Trim(args[0].val[1:], "neE") == "" {
@@ -787,24 +826,27 @@ func hEcho(c *call) *stream {
 		escapes = strings.Contains(args[0].val, "e") || escapes && !strings.Contains(args[0].val, "E")
 		args = args[1:]
 	}
-	w := joinWords(args)
+	w := shJoinWords(args)
 	if !w.known {
-		return outputOf("echo")
+		return shOutputOf("echo")
 	}
 	text := w.val
 	if escapes && strings.Contains(text, "\\") {
 		if !c.r.decodeRound("echo -e") {
-			return outputOf("echo")
+			return shOutputOf("echo")
 		}
-		text, _, _ = expand.Format(nil, "%b", []string{text})
+		text, _, _ = expandFormat("%b", []string{text})
 	}
 	if newline {
 		text += "\n"
 	}
-	return &stream{kind: sText, text: text}
+	return &shStream{kind: sText, text: text}
 }
 
-func hPrintf(c *call) *stream {
+var printfWidthRE = regexp.MustCompile(`%[-+ #0']*(\*|[0-9]{5,})|\.[0-9]{5,}`)
+
+func hPrintf(c *shCall) *shStream {
+	c.r.cow()
 	args := c.args()
 	varName := ""
 	if len(args) >= 2 && args[0].known && args[0].val == "-v" {
@@ -822,27 +864,31 @@ func hPrintf(c *call) *stream {
 			if varName != "" {
 				c.r.vars[varName] = shVar{}
 			}
-			return outputOf("printf")
+			return shOutputOf("printf")
 		}
 		vals[i] = a.val
 	}
 	if strings.Contains(strings.Join(vals, ""), "\\") && !c.r.decodeRound("printf") {
-		return outputOf("printf")
+		return shOutputOf("printf")
 	}
-	text, _, err := expand.Format(nil, vals[0], vals[1:])
+	if printfWidthRE.MatchString(vals[0]) {
+		c.r.s.unknown(true, "printf with a field width too large to expand")
+		return shOutputOf("printf")
+	}
+	text, _, err := expandFormat(vals[0], vals[1:])
 	if err != nil {
-		return outputOf("printf")
+		return shOutputOf("printf")
 	}
 	if varName != "" {
 		c.r.vars[varName] = shVar{val: text, known: true}
 		return nil
 	}
-	return &stream{kind: sText, text: text}
+	return &shStream{kind: sText, text: text}
 }
 
-// decodeBase64 decodes standard or URL base64 with or without padding,
+// shDecodeBase64 decodes standard or URL base64 with or without padding,
 // ignoring blanks.
-func decodeBase64(s string) ([]byte, bool) {
+func shDecodeBase64(s string) ([]byte, bool) {
 	s = strings.Map(func(r rune) rune {
 		if r == ' ' || r == '\n' || r == '\t' || r == '\r' {
 			return -1
@@ -857,8 +903,8 @@ func decodeBase64(s string) ([]byte, bool) {
 	return nil, false
 }
 
-func hBase64(c *call) *stream {
-	p := parseOpts(c.args(), opts("-w --wrap -b --break"), false)
+func hBase64(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-w --wrap -b --break"), false)
 	c.files(Read, p.ops, false)
 	if !p.has("-d", "-D", "--decode") {
 		return c.filter(c.paths(p.ops)...)
@@ -880,17 +926,17 @@ func hBase64(c *call) *stream {
 		b, err = base32.StdEncoding.DecodeString(strings.TrimSpace(in.text))
 		ok = err == nil
 	} else {
-		b, ok = decodeBase64(in.text)
+		b, ok = shDecodeBase64(in.text)
 	}
 	if !ok {
 		c.r.s.unknown(false, "%s -d of text that is not valid", c.prog)
 		return c.filter()
 	}
-	return &stream{kind: sText, text: string(b)}
+	return &shStream{kind: sText, text: string(b)}
 }
 
-func hXxd(c *call) *stream {
-	p := parseOpts(c.args(), opts("-c -g -l -o -s -n"), false)
+func hXxd(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
 	c.files(Read, p.ops, false)
 	rev := p.has("-r", "-revert")
 	plain := p.has("-p", "-ps", "-plain", "-postscript")
@@ -915,10 +961,10 @@ func hXxd(c *call) *stream {
 		c.r.s.unknown(false, "xxd -r -p of text that is not hex")
 		return c.filter()
 	}
-	return &stream{kind: sText, text: string(b)}
+	return &shStream{kind: sText, text: string(b)}
 }
 
-func hRev(c *call) *stream {
+func hRev(c *shCall) *shStream {
 	if len(c.args()) > 0 || c.in == nil || c.in.kind != sText {
 		return hReadOps(c)
 	}
@@ -930,16 +976,16 @@ func hRev(c *call) *stream {
 		}
 		lines[i] = string(rs)
 	}
-	return &stream{kind: sText, text: strings.Join(lines, "\n")}
+	return &shStream{kind: sText, text: strings.Join(lines, "\n")}
 }
 
-func hOpenssl(c *call) *stream {
+func hOpenssl(c *shCall) *shStream {
 	args := c.args()
 	if len(args) == 0 || !args[0].known {
 		return c.filter()
 	}
 	sub := args[0].val
-	p := parseSingleDash(args[1:], opts("-connect -in -out -pass -k -K -iv -md -cipher -servername -port -accept -CAfile -cert -key -proxy"))
+	p := shParseSingleDash(args[1:], shOpts("-connect -in -out -pass -k -K -iv -md -cipher -servername -port -accept -CAfile -cert -key -proxy"))
 	if f, ok := p.get("-in"); ok {
 		c.file(Read, f, nil)
 	}
@@ -957,19 +1003,120 @@ func hOpenssl(c *call) *stream {
 		if c.in != nil {
 			c.sendStdin(host, port, "")
 		}
-		return &stream{kind: sNet, host: host, port: port}
+		return &shStream{kind: sNet, host: host, port: port}
 	case "s_server":
 		port, _ := p.get("-accept", "-port")
 		c.r.s.add(Effect{Kind: Listen, Program: "openssl", Port: port.val})
-		return &stream{kind: sNet, port: port.val}
+		return &shStream{kind: sNet, port: port.val}
 	case "base64", "enc":
 		if p.has("-d") && (sub == "base64" || p.has("-base64", "-a")) && c.in != nil && c.in.kind == sText {
 			if _, hasIn := p.get("-in"); !hasIn && c.r.decodeRound("openssl base64 -d") {
-				if b, ok := decodeBase64(c.in.text); ok {
-					return &stream{kind: sText, text: string(b)}
+				if b, ok := shDecodeBase64(c.in.text); ok {
+					return &shStream{kind: sText, text: string(b)}
 				}
 			}
 		}
 	}
 	return c.filter()
+}
+
+// trSet expands a tr set: ranges (a-z) and the escapes \n \t \\.
+func trSet(s string) ([]rune, bool) {
+	if strings.Contains(s, "[:") || strings.Contains(s, "[=") {
+		return nil, false
+	}
+	var in []rune
+	for _, r := range s {
+		in = append(in, r)
+	}
+	var out []rune
+	for i := 0; i < len(in); i++ {
+		r := in[i]
+		if r == '\\' && i+1 < len(in) {
+			i++
+			switch in[i] {
+			case 'n':
+				r = '\n'
+			case 't':
+				r = '\t'
+			default:
+				r = in[i]
+			}
+			out = append(out, r)
+			continue
+		}
+		if i+2 < len(in) && in[i+1] == '-' && in[i+2] >= r {
+			for c := r; c <= in[i+2]; c++ {
+				out = append(out, c)
+			}
+			i += 2
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, len(out) <= 1024
+}
+
+// hTr applies tr to literal input (tr -d, tr SET1 SET2, rot13 and the
+// like); other input passes as a command's output.
+func hTr(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, false)
+	if c.in == nil || c.in.kind != sText || len(p.ops) == 0 || !p.ops[0].known || p.has("-c", "-C", "--complement", "-s", "--squeeze-repeats") {
+		return c.filter()
+	}
+	set1, ok := trSet(p.ops[0].val)
+	if !ok {
+		return c.filter()
+	}
+	if p.has("-d", "--delete") {
+		del := map[rune]bool{}
+		for _, r := range set1 {
+			del[r] = true
+		}
+		return &shStream{kind: sText, text: strings.Map(func(r rune) rune {
+			if del[r] {
+				return -1
+			}
+			return r
+		}, c.in.text)}
+	}
+	if len(p.ops) < 2 || !p.ops[1].known {
+		return c.filter()
+	}
+	set2, ok := trSet(p.ops[1].val)
+	if !ok || len(set2) == 0 {
+		return c.filter()
+	}
+	m := map[rune]rune{}
+	for i, r := range set1 {
+		if i < len(set2) {
+			m[r] = set2[i]
+		} else {
+			m[r] = set2[len(set2)-1]
+		}
+	}
+	return &shStream{kind: sText, text: strings.Map(func(r rune) rune {
+		if t, ok := m[r]; ok {
+			return t
+		}
+		return r
+	}, c.in.text)}
+}
+
+// gunzipText decompresses literal gzip data (echo … | base64 -d | gunzip).
+func (c *shCall) gunzipText() *shStream {
+	if !c.r.decodeRound("gunzip") {
+		return c.filter()
+	}
+	zr, err := gzip.NewReader(strings.NewReader(c.in.text))
+	if err != nil {
+		c.r.s.unknown(false, "%s of data that is not gzip", c.prog)
+		return c.filter()
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, MaxInput+1))
+	if err != nil || len(b) > MaxInput {
+		c.r.s.unknown(err == nil, "%s of data not read to its end", c.prog)
+		return c.filter()
+	}
+	return &shStream{kind: sText, text: string(b)}
 }

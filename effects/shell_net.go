@@ -9,9 +9,9 @@ import (
 
 // ---- network ----
 
-// urlParts reads scheme://host:port/... (curl also takes a bare
+// shURLParts reads scheme://host:port/... (curl also takes a bare
 // host/path, which is http).
-func urlParts(u string) (host, port string) {
+func shURLParts(u string) (host, port string) {
 	s := u
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
@@ -20,7 +20,7 @@ func urlParts(u string) (host, port string) {
 	if err != nil {
 		rest := s[strings.Index(s, "://")+3:]
 		h, _, _ := strings.Cut(rest, "/")
-		return strings.ToLower(stripUser(h)), ""
+		return strings.ToLower(shStripUser(h)), ""
 	}
 	host, port = strings.ToLower(pu.Hostname()), pu.Port()
 	if !validHost(host) {
@@ -54,8 +54,8 @@ func validHost(h string) bool {
 	return true
 }
 
-func urlHost(u string) string {
-	h, _ := urlParts(u)
+func shURLHost(u string) string {
+	h, _ := shURLParts(u)
 	return h
 }
 
@@ -66,7 +66,7 @@ func dynHost(w sword) string {
 	s := strings.TrimLeft(w.suffix, ".")
 	if strings.Contains(s, "/") {
 		if strings.Contains(s, "://") {
-			return urlHost(s)
+			return shURLHost(s)
 		}
 		return ""
 	}
@@ -75,7 +75,7 @@ func dynHost(w sword) string {
 
 // connectURL records a connection to the URL a word names; a URL built
 // from a command's output is also a Send of that output.
-func (c *call) connectURL(w sword) (host, port string, ok bool) {
+func (c *shCall) connectURL(w sword) (host, port string, ok bool) {
 	if !w.known {
 		if w.dyn {
 			h := dynHost(w)
@@ -86,23 +86,20 @@ func (c *call) connectURL(w sword) (host, port string, ok bool) {
 		c.r.s.unknown(false, "%s: address not known statically: %s", c.prog, w.arg)
 		return "", "", false
 	}
-	host, port = urlParts(w.val)
+	host, port = shURLParts(w.val)
 	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: w.val})
 	return host, port, true
 }
 
 // sendStdin records that a command sends its standard input to a
 // network destination.
-func (c *call) sendStdin(host, port, u string) {
-	for _, p := range c.in.reads() {
-		_ = p // the Read was recorded where the data was read
-	}
+func (c *shCall) sendStdin(host, port, u string) {
 	c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: u, Source: c.in.source()})
 }
 
 // dataSource reads curl's data argument: "@file" (or "@-": standard
 // input), otherwise literal data.
-func (c *call) dataSource(w sword, at bool) (source string, ok bool) {
+func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 	if !w.known {
 		if w.dyn {
 			return "output", true
@@ -116,7 +113,7 @@ func (c *call) dataSource(w sword, at bool) (source string, ok bool) {
 			if f == "-" {
 				return c.in.source(), true
 			}
-			c.file(Read, lit(f), nil)
+			c.file(Read, shLit(f), nil)
 			return c.r.path(f, false), true
 		}
 		if name, f, found := strings.Cut(v, "@"); found && !strings.ContainsAny(name, "/ ") {
@@ -124,17 +121,17 @@ func (c *call) dataSource(w sword, at bool) (source string, ok bool) {
 			if f == "-" {
 				return c.in.source(), true
 			}
-			c.file(Read, lit(f), nil)
+			c.file(Read, shLit(f), nil)
 			return c.r.path(f, false), true
 		}
 	}
 	return "data", true
 }
 
-var curlOpts = opts("-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file -o --output -X --request -H --header -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar -x --proxy -K --config --url -m --max-time --connect-timeout -w --write-out -r --range -E --cert --key --cacert --capath --resolve --connect-to --retry --retry-delay --retry-max-time --limit-rate -y --speed-time -Y --speed-limit -z --time-cond --output-dir -C --continue-at -D --dump-header --trace --trace-ascii --stderr --interface --dns-servers --doh-url -U --proxy-user --unix-socket --abstract-unix-socket -P --ftp-port -Q --quote --mail-from --mail-rcpt --variable --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --oauth2-bearer --pass --hostpubsha256 --pinnedpubkey --local-port --happy-eyeballs-timeout-ms --expect100-timeout --keepalive-time --tls-max --ciphers --curves --form-escape --noproxy --preproxy --proxy-header --request-target --sasl-authzid --service-name --socks4 --socks4a --socks5 --socks5-hostname -t --telnet-option")
+var curlOpts = shOpts("-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file -o --output -X --request -H --header -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar -x --proxy -K --config --url -m --max-time --connect-timeout -w --write-out -r --range -E --cert --key --cacert --capath --resolve --connect-to --retry --retry-delay --retry-max-time --limit-rate -y --speed-time -Y --speed-limit -z --time-cond --output-dir -C --continue-at -D --dump-header --trace --trace-ascii --stderr --interface --dns-servers --doh-url -U --proxy-user --unix-socket --abstract-unix-socket -P --ftp-port -Q --quote --mail-from --mail-rcpt --variable --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --oauth2-bearer --pass --hostpubsha256 --pinnedpubkey --local-port --happy-eyeballs-timeout-ms --expect100-timeout --keepalive-time --tls-max --ciphers --curves --form-escape --noproxy --preproxy --proxy-header --request-target --sasl-authzid --service-name --socks4 --socks4a --socks5 --socks5-hostname -t --telnet-option")
 
-func hCurl(c *call) *stream {
-	p := parseOpts(c.args(), curlOpts, false)
+func hCurl(c *shCall) *shStream {
+	p := shParseOpts(c.args(), curlOpts, false)
 	urls := append(append([]sword(nil), p.ops...), p.all("--url")...)
 	for _, f := range p.all("-K", "--config") {
 		c.file(Read, f, nil)
@@ -161,11 +158,11 @@ func hCurl(c *call) *stream {
 				_, val, _ := strings.Cut(v.val, "=")
 				val, _, _ = strings.Cut(val, ";")
 				if f, found := strings.CutPrefix(val, "@"); found {
-					v = lit("@" + f)
+					v = shLit("@" + f)
 				} else if f, found := strings.CutPrefix(val, "<"); found {
-					v = lit("@" + f)
+					v = shLit("@" + f)
 				} else {
-					v = lit(val)
+					v = shLit(val)
 				}
 			}
 			if s, ok := c.dataSource(v, true); ok {
@@ -221,30 +218,35 @@ func hCurl(c *call) *stream {
 			if name == "" || name == "/" || name == "." || strings.HasSuffix(e.url, "/") {
 				name = "index.html"
 			}
-			c.downloadTo(e.url, e.host, e.port, lit(dir+name))
+			c.downloadTo(e.url, e.host, e.port, shLit(dir+name))
 		}
 	}
 	if written {
 		return nil
 	}
 	if len(eps) > 0 {
-		return &stream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port}
+		return &shStream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port, prog: c.prog}
 	}
 	return c.filter()
 }
 
-func (c *call) downloadTo(u, host, port string, to sword) {
+func (c *shCall) downloadTo(u, host, port string, to sword) {
 	if !to.known {
 		c.r.s.unknown(false, "%s: download written to a path not known statically: %s", c.prog, to.arg)
 		return
 	}
-	c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: u, Host: host, Port: port, Path: c.r.path(to.val, false)})
+	p := c.r.path(to.val, false)
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: u, Host: host, Port: port, Path: p})
+	if c.r.fetched == nil {
+		c.r.fetched = map[string]*shStream{}
+	}
+	c.r.fetched[p] = &shStream{kind: sNet, url: u, host: host, port: port, prog: c.prog}
 }
 
-var wgetOpts = opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix --post-data --post-file --body-data --body-file --method --header -U --user-agent -i --input-file -e --execute --user --password --http-user --http-password -t --tries -T --timeout -w --wait -Q --quota -l --level --limit-rate -B --base --referer --load-cookies --save-cookies -D --domains --exclude-domains -A --accept -R --reject --ca-certificate --certificate --private-key --bind-address --dns-timeout --connect-timeout --read-timeout --proxy-user --proxy-password --default-page --restrict-file-names --config")
+var wgetOpts = shOpts("-O --output-document -o --output-file -a --append-output -P --directory-prefix --post-data --post-file --body-data --body-file --method --header -U --user-agent -i --input-file -e --execute --user --password --http-user --http-password -t --tries -T --timeout -w --wait -Q --quota -l --level --limit-rate -B --base --referer --load-cookies --save-cookies -D --domains --exclude-domains -A --accept -R --reject --ca-certificate --certificate --private-key --bind-address --dns-timeout --connect-timeout --read-timeout --proxy-user --proxy-password --default-page --restrict-file-names --config")
 
-func hWget(c *call) *stream {
-	p := parseOpts(c.args(), wgetOpts, false)
+func hWget(c *shCall) *shStream {
+	p := shParseOpts(c.args(), wgetOpts, false)
 	if f, ok := p.get("-i", "--input-file"); ok {
 		c.file(Read, f, nil)
 		c.r.s.unknown(false, "wget fetches the URLs listed in %s", f.arg)
@@ -262,7 +264,7 @@ func hWget(c *call) *stream {
 			}
 		}
 	}
-	var first *stream
+	var first *shStream
 	out, hasOut := p.get("-O", "--output-document")
 	prefix, _ := p.get("-P", "--directory-prefix")
 	rec := p.has("-r", "--recursive", "-m", "--mirror")
@@ -277,7 +279,7 @@ func hWget(c *call) *stream {
 		switch {
 		case hasOut && out.known && out.val == "-":
 			if first == nil {
-				first = &stream{kind: sNet, url: u.val, host: host, port: port}
+				first = &shStream{kind: sNet, url: u.val, host: host, port: port, prog: c.prog}
 			}
 		case hasOut:
 			c.downloadTo(u.val, host, port, out)
@@ -293,7 +295,7 @@ func hWget(c *call) *stream {
 			if prefix.known && prefix.val != "" {
 				to = strings.TrimSuffix(prefix.val, "/") + "/" + to
 			}
-			c.downloadTo(u.val, host, port, lit(to))
+			c.downloadTo(u.val, host, port, shLit(to))
 			if rec {
 				c.r.s.out[len(c.r.s.out)-1].Recursive = true
 			}
@@ -305,10 +307,10 @@ func hWget(c *call) *stream {
 	return nil
 }
 
-var ncOpts = opts("-e -c -p -s -w -i -q -x -X -P -O -I -T -V -g -G -M -m --exec --sh-exec --lua-exec -o --output --source-port --proxy --proxy-type --proxy-auth --source -W --wait")
+var ncOpts = shOpts("-e -c -p -s -w -i -q -x -X -P -O -I -T -V -g -G -M -m --exec --sh-exec --lua-exec -o --output --source-port --proxy --proxy-type --proxy-auth --source -W --wait")
 
-func hNc(c *call) *stream {
-	p := parseOpts(c.args(), ncOpts, false)
+func hNc(c *shCall) *shStream {
+	p := shParseOpts(c.args(), ncOpts, false)
 	listen := p.has("-l", "--listen")
 	var host, port string
 	ops := p.ops
@@ -338,7 +340,7 @@ func hNc(c *call) *stream {
 	} else {
 		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
 	}
-	sock := &stream{kind: sNet, host: host, port: port}
+	sock := &shStream{kind: sNet, host: host, port: port, prog: c.prog}
 	if e, ok := p.get("-e", "--exec"); ok {
 		c.remoteShell(e, false, sock)
 		return nil
@@ -356,14 +358,14 @@ func hNc(c *call) *stream {
 // remoteShell records a program run with its input and output on a
 // network socket: it runs what the network sends (a Download into it)
 // and sends its output back.
-func (c *call) remoteShell(w sword, viaShell bool, sock *stream) {
+func (c *shCall) remoteShell(w sword, viaShell bool, sock *shStream) {
 	if !w.known {
 		c.r.s.unknown(false, "%s runs a program not known statically: %s", c.prog, w.arg)
 		return
 	}
 	var ws []sword
 	if viaShell {
-		ws = []sword{lit("sh"), lit("-c"), w}
+		ws = []sword{shLit("sh"), shLit("-c"), w}
 	} else {
 		ws = c.r.splitText(w.val)
 	}
@@ -371,12 +373,12 @@ func (c *call) remoteShell(w sword, viaShell bool, sock *stream) {
 		return
 	}
 	prog := path.Base(ws[0].val)
-	if len(ws) > 2 && langOf(prog) == "sh" && ws[1].val == "-c" {
+	if len(ws) > 2 && shLangOf(prog) == "sh" && ws[1].val == "-c" {
 		c.r.run(ws, nil, nil)
 	} else {
 		c.r.run(ws, sock, nil)
 	}
-	if langOf(prog) == "" || len(ws) > 2 && ws[1].val == "-c" && !viaShell {
+	if shLangOf(prog) == "" || len(ws) > 2 && ws[1].val == "-c" && !viaShell {
 		// A program that is not a shell still has its input from and its
 		// output to the network.
 		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: sock.host, Port: sock.port, Source: "output"})
@@ -437,38 +439,41 @@ func parseSocatAddr(a string) socatAddr {
 	return socatAddr{kind: "other", arg: a}
 }
 
-func hSocat(c *call) *stream {
-	p := parseOpts(c.args(), opts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
+func hSocat(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
 	var addrs []socatAddr
 	for _, w := range p.ops {
 		if !w.known {
+			// The address type is usually literal even when the host
+			// is not (tcp:$RHOST:$RPORT).
 			c.r.s.unknown(false, "socat: address not known statically: %s", w.arg)
-			return c.filter()
+			addrs = append(addrs, parseSocatAddr(w.arg))
+			continue
 		}
 		addrs = append(addrs, parseSocatAddr(w.val))
 	}
-	var sock *stream
+	var sock *shStream
 	for _, a := range addrs {
 		switch a.kind {
 		case "net":
 			c.r.s.add(Effect{Kind: Connect, Program: "socat", Host: a.host, Port: a.port})
-			sock = &stream{kind: sNet, host: a.host, port: a.port}
+			sock = &shStream{kind: sNet, host: a.host, port: a.port}
 		case "listen":
 			c.r.s.add(Effect{Kind: Listen, Program: "socat", Port: a.port})
-			sock = &stream{kind: sNet, port: a.port}
+			sock = &shStream{kind: sNet, port: a.port}
 		}
 	}
 	for _, a := range addrs {
 		switch a.kind {
 		case "exec", "system":
 			if sock == nil {
-				c.shellText("socat", lit(a.arg), nil)
+				c.shellText("socat", shLit(a.arg), nil)
 				continue
 			}
-			c.remoteShell(lit(a.arg), a.kind == "system", sock)
+			c.remoteShell(shLit(a.arg), a.kind == "system", sock)
 		case "file":
-			c.file(Read, lit(a.arg), nil)
-			c.file(Write, lit(a.arg), nil)
+			c.file(Read, shLit(a.arg), nil)
+			c.file(Write, shLit(a.arg), nil)
 			if sock != nil {
 				c.r.s.add(Effect{Kind: Send, Program: "socat", Host: sock.host, Port: sock.port, Source: c.r.path(a.arg, false)})
 			}
@@ -484,8 +489,8 @@ func hSocat(c *call) *stream {
 	return c.filter()
 }
 
-func hTelnet(c *call) *stream {
-	p := parseOpts(c.args(), opts("-l -n -e -b -k -X"), false)
+func hTelnet(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-l -n -e -b -k -X"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -498,18 +503,18 @@ func hTelnet(c *call) *stream {
 	if c.in != nil {
 		c.sendStdin(host, port, "")
 	}
-	return &stream{kind: sNet, host: host, port: port}
+	return &shStream{kind: sNet, host: host, port: port, prog: c.prog}
 }
 
-var sshOpts = opts("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
+var sshOpts = shOpts("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
 
-func hSSH(c *call) *stream {
-	p := parseOpts(c.args(), sshOpts, true)
+func hSSH(c *shCall) *shStream {
+	p := shParseOpts(c.args(), sshOpts, true)
 	if len(p.rest) == 0 {
 		return nil
 	}
 	dest := p.rest[0]
-	host := stripUser(strings.TrimPrefix(dest.val, "ssh://"))
+	host := shStripUser(strings.TrimPrefix(dest.val, "ssh://"))
 	port := "22"
 	if h, pt, err := net.SplitHostPort(host); err == nil && strings.HasPrefix(dest.val, "ssh://") {
 		host, port = h, pt
@@ -532,7 +537,7 @@ func hSSH(c *call) *stream {
 	cmd := p.rest[1:]
 	start := len(c.r.s.out)
 	if len(cmd) > 0 {
-		c.shellText("ssh", joinWords(cmd), nil)
+		c.shellText("ssh", shJoinWords(cmd), nil)
 		if c.in != nil {
 			c.sendStdin(host, port, "")
 		}
@@ -553,8 +558,8 @@ func hSSH(c *call) *stream {
 	return c.filter()
 }
 
-func hScp(c *call) *stream {
-	p := parseOpts(c.args(), opts("-P -i -o -F -c -l -S -J -D -X"), false)
+func hScp(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-P -i -o -F -c -l -S -J -D -X"), false)
 	if len(p.ops) < 2 {
 		return nil
 	}
@@ -565,8 +570,8 @@ func hScp(c *call) *stream {
 
 // transfer is scp's and rsync's copy: to a remote host it is a Send of
 // each local source, from one a Download, between local paths a copy.
-func (c *call) transfer(srcs []sword, dst sword, rec, del bool) {
-	dhost, dpath, dremote := remoteSpec(dst.val)
+func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
+	dhost, dpath, dremote := shRemoteSpec(dst.val)
 	if dremote && dst.known {
 		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: dhost, Port: "22"})
 	}
@@ -575,7 +580,7 @@ func (c *call) transfer(srcs []sword, dst sword, rec, del bool) {
 			c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, s.arg)
 			continue
 		}
-		shost, spath, sremote := remoteSpec(s.val)
+		shost, spath, sremote := shRemoteSpec(s.val)
 		switch {
 		case dremote && !sremote:
 			c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
@@ -596,8 +601,8 @@ func (c *call) transfer(srcs []sword, dst sword, rec, del bool) {
 	}
 }
 
-func hRsync(c *call) *stream {
-	p := parseOpts(c.args(), opts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
+func hRsync(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
 	if len(p.ops) < 2 {
 		return nil
 	}
@@ -607,12 +612,12 @@ func hRsync(c *call) *stream {
 	return nil
 }
 
-func hSftp(c *call) *stream {
-	p := parseOpts(c.args(), opts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
+func hSftp(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
-	host, _, _ := remoteSpec(p.ops[0].val + ":")
+	host, _, _ := shRemoteSpec(p.ops[0].val + ":")
 	c.r.s.add(Effect{Kind: Connect, Program: "sftp", Host: host, Port: "22"})
 	var batch string
 	if b, ok := p.get("-b"); ok {
@@ -631,15 +636,15 @@ func hSftp(c *call) *stream {
 	for _, line := range strings.Split(batch, "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 2 && (f[0] == "put" || f[0] == "mput") {
-			c.file(Read, lit(f[1]), nil)
+			c.file(Read, shLit(f[1]), nil)
 			c.r.s.add(Effect{Kind: Send, Program: "sftp", Host: host, Source: c.r.path(f[1], false)})
 		}
 	}
 	return nil
 }
 
-func hDNS(c *call) *stream {
-	p := parseOpts(c.args(), opts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
+func hDNS(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
 	server := ""
 	var names []sword
 	for _, w := range p.ops {
@@ -671,8 +676,8 @@ func hDNS(c *call) *stream {
 	return c.filter()
 }
 
-func hPing(c *call) *stream {
-	p := parseOpts(c.args(), opts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
+func hPing(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
 	for _, w := range p.ops {
 		if !w.known {
 			c.connectURL(w)
@@ -681,4 +686,56 @@ func hPing(c *call) *stream {
 		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: w.val})
 	}
 	return c.filter()
+}
+
+func hTftp(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-m -l -R -B -v"), true)
+	if len(p.rest) == 0 {
+		return nil
+	}
+	host := p.rest[0].val
+	port := "69"
+	rest := p.rest[1:]
+	if len(rest) > 0 && rest[0].known && rest[0].val != "-c" {
+		port, rest = rest[0].val, rest[1:]
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	if len(rest) >= 3 && rest[0].val == "-c" {
+		switch rest[1].val {
+		case "put":
+			c.file(Read, rest[2], nil)
+			if rest[2].known {
+				c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: c.r.path(rest[2].val, false)})
+			}
+		case "get":
+			to := rest[2]
+			if len(rest) > 3 {
+				to = rest[3]
+			}
+			c.downloadTo("tftp://"+host+"/"+rest[2].val, host, port, to)
+		}
+	}
+	return nil
+}
+
+// hWhois: the query goes to the server; a query built from a command's
+// output or a file sends it.
+func hWhois(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-h --host -p --port"), false)
+	host, port := "", "43"
+	if h, ok := p.get("-h", "--host"); ok {
+		host = h.val
+	}
+	if pt, ok := p.get("-p", "--port"); ok {
+		port = pt.val
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	for _, q := range p.ops {
+		src := "data"
+		if !q.known {
+			src = "output"
+		}
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: src})
+	}
+	return &shStream{kind: sNet, host: host, port: port, prog: c.prog}
 }

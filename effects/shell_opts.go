@@ -3,33 +3,34 @@ package effects
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
-// call is one program run by the shell, as the table of programs sees it.
-type call struct {
+// shCall is one program run by the shell, as the table of programs sees it.
+type shCall struct {
 	r    *sh
-	prog string  // base name
-	ws   []sword // the words, ws[0] the program as written
-	in   *stream // standard input
+	prog string    // base name
+	ws   []sword   // the words, ws[0] the program as written
+	in   *shStream // standard input
 	env  []shAssign
 }
 
-func (c *call) args() []sword { return c.ws[1:] }
+func (c *shCall) args() []sword { return c.ws[1:] }
 
-// opt is one option met on a command line, with its value when it takes one.
-type opt struct {
+// shOpt is one option met on a command line, with its value when it takes one.
+type shOpt struct {
 	name string
 	val  sword
 }
 
-// parsed is a command line split into options and operands.
-type parsed struct {
-	opts []opt
+// shParsed is a command line split into options and operands.
+type shParsed struct {
+	opts []shOpt
 	ops  []sword
 	rest []sword // with stopAtOperand: the operand and everything after it
 }
 
-func (p *parsed) has(names ...string) bool {
+func (p *shParsed) has(names ...string) bool {
 	for _, o := range p.opts {
 		for _, n := range names {
 			if o.name == n {
@@ -41,7 +42,7 @@ func (p *parsed) has(names ...string) bool {
 }
 
 // get returns the last value of the named options.
-func (p *parsed) get(names ...string) (sword, bool) {
+func (p *shParsed) get(names ...string) (sword, bool) {
 	var v sword
 	found := false
 	for _, o := range p.opts {
@@ -54,7 +55,7 @@ func (p *parsed) get(names ...string) (sword, bool) {
 	return v, found
 }
 
-func (p *parsed) all(names ...string) []sword {
+func (p *shParsed) all(names ...string) []sword {
 	var out []sword
 	for _, o := range p.opts {
 		for _, n := range names {
@@ -66,31 +67,50 @@ func (p *parsed) all(names ...string) []sword {
 	return out
 }
 
-// optSet is the options of a program that take a value, e.g.
-// optSet("-o --output").
-type optSet map[string]bool
+// shOptSet is the options of a program that take a value, e.g.
+// shOptSet("-o --output").
+type shOptSet map[string]bool
 
-func opts(spec string) optSet {
-	m := optSet{}
+func shOpts(spec string) shOptSet {
+	if m, ok := shOptCache.Load(spec); ok {
+		return m.(shOptSet)
+	}
+	m := shOptSet{}
 	for _, f := range strings.Fields(spec) {
 		m[f] = true
 	}
+	shOptCache.Store(spec, m)
 	return m
 }
 
-// parseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
+// shOptCache keeps the option sets built from the literal specs in the
+// handlers, so that each is built once.
+var shOptCache sync.Map
+
+// shParseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
 // "-o file" for options that take a value, "--long=value" and "--long
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
-func parseOpts(args []sword, valued optSet, stopAtOperand bool) *parsed {
-	p := &parsed{}
+func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
+	hasOpt := false
+	for _, w := range args {
+		if len(w.arg) > 1 && w.arg[0] == '-' {
+			hasOpt = true
+			break
+		}
+	}
+	if !hasOpt {
+		// Operands only (the common "cat file"): no copy.
+		return &shParsed{ops: args, rest: args}
+	}
+	p := &shParsed{ops: make([]sword, 0, len(args))}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val
 		if !w.known && strings.HasPrefix(w.arg, "--") && strings.Contains(w.arg, "=") {
 			// --name="$(...)": the option is known, its value is not.
 			name, val, _ := strings.Cut(w.arg, "=")
-			p.opts = append(p.opts, opt{name: name, val: sword{arg: val, dyn: w.dyn, out: w.out, suffix: w.suffix}})
+			p.opts = append(p.opts, shOpt{name: name, val: sword{arg: val, dyn: w.dyn, out: w.out, suffix: w.suffix}})
 			continue
 		}
 		if !w.known || len(a) < 2 || a[0] != '-' {
@@ -110,31 +130,31 @@ func parseOpts(args []sword, valued optSet, stopAtOperand bool) *parsed {
 		if strings.HasPrefix(a, "--") {
 			name, val, hasVal := strings.Cut(a, "=")
 			if hasVal {
-				p.opts = append(p.opts, opt{name: name, val: lit(val)})
+				p.opts = append(p.opts, shOpt{name: name, val: shLit(val)})
 				continue
 			}
 			if valued[name] && i+1 < len(args) {
 				i++
-				p.opts = append(p.opts, opt{name: name, val: args[i]})
+				p.opts = append(p.opts, shOpt{name: name, val: args[i]})
 				continue
 			}
-			p.opts = append(p.opts, opt{name: name})
+			p.opts = append(p.opts, shOpt{name: name})
 			continue
 		}
 		for j := 1; j < len(a); j++ {
 			name := "-" + a[j:j+1]
 			if valued[name] {
 				if j+1 < len(a) {
-					p.opts = append(p.opts, opt{name: name, val: lit(a[j+1:])})
+					p.opts = append(p.opts, shOpt{name: name, val: shLit(a[j+1:])})
 				} else if i+1 < len(args) {
 					i++
-					p.opts = append(p.opts, opt{name: name, val: args[i]})
+					p.opts = append(p.opts, shOpt{name: name, val: args[i]})
 				} else {
-					p.opts = append(p.opts, opt{name: name})
+					p.opts = append(p.opts, shOpt{name: name})
 				}
 				break
 			}
-			p.opts = append(p.opts, opt{name: name})
+			p.opts = append(p.opts, shOpt{name: name})
 		}
 	}
 	return p
@@ -144,7 +164,7 @@ func parseOpts(args []sword, valued optSet, stopAtOperand bool) *parsed {
 
 // file records an effect on the path a word names; a word whose value is
 // not known gives an Unknown naming the program and the word.
-func (c *call) file(k Kind, w sword, fn func(*Effect)) {
+func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	if !w.known {
 		c.r.s.unknown(false, "%s: %s of a path not known statically: %s", c.prog, k, w.arg)
 		return
@@ -152,7 +172,7 @@ func (c *call) file(k Kind, w sword, fn func(*Effect)) {
 	if w.val == "" {
 		return
 	}
-	if devNull(w.val) || strings.HasPrefix(w.val, "/dev/fd/") {
+	if shDevNull(w.val) || strings.HasPrefix(w.val, "/dev/fd/") {
 		return
 	}
 	noFollow := k == Delete || k == Create || k == Move
@@ -163,7 +183,7 @@ func (c *call) file(k Kind, w sword, fn func(*Effect)) {
 	c.r.s.add(e)
 }
 
-func (c *call) files(k Kind, ws []sword, rec bool) {
+func (c *shCall) files(k Kind, ws []sword, rec bool) {
 	for _, w := range ws {
 		c.file(k, w, func(e *Effect) { e.Recursive = e.Recursive || rec })
 	}
@@ -172,16 +192,16 @@ func (c *call) files(k Kind, ws []sword, rec bool) {
 // filter is the output of a program that reads its input or its operands
 // and writes something derived (grep, sort, ...): not known, but it
 // carries where the data came from.
-func (c *call) filter(from ...string) *stream {
+func (c *shCall) filter(from ...string) *shStream {
 	f := append([]string(nil), from...)
 	f = append(f, c.in.reads()...)
-	return &stream{kind: sOutput, prog: c.prog, from: f}
+	return &shStream{kind: sOutput, prog: c.prog, from: f}
 }
 
-func (c *call) paths(ws []sword) []string {
+func (c *shCall) paths(ws []sword) []string {
 	var out []string
 	for _, w := range ws {
-		if w.known && !devNull(w.val) {
+		if w.known && !shDevNull(w.val) {
 			out = append(out, c.r.path(w.val, false))
 		}
 	}
@@ -190,7 +210,7 @@ func (c *call) paths(ws []sword) []string {
 
 // dest computes where a copied or moved source lands: into dst when it is
 // a directory (several sources, a trailing slash, -t), else dst itself.
-func (c *call) dest(src, dst sword, intoDir bool) sword {
+func (c *shCall) dest(src, dst sword, intoDir bool) sword {
 	if !intoDir || !src.known || !dst.known {
 		return dst
 	}
@@ -198,8 +218,8 @@ func (c *call) dest(src, dst sword, intoDir bool) sword {
 	return sword{arg: dst.arg, val: strings.TrimSuffix(dst.val, "/") + "/" + base, known: true, tree: dst.tree}
 }
 
-// remoteSpec splits scp/rsync's [user@]host:path.
-func remoteSpec(a string) (host, p string, ok bool) {
+// shRemoteSpec splits scp/rsync's [user@]host:path.
+func shRemoteSpec(a string) (host, p string, ok bool) {
 	if strings.HasPrefix(a, "/") || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "~") {
 		return "", "", false
 	}
@@ -207,41 +227,41 @@ func remoteSpec(a string) (host, p string, ok bool) {
 		a = rest
 	} else if rest, found := strings.CutPrefix(a, "rsync://"); found {
 		h, p, _ := strings.Cut(rest, "/")
-		return stripUser(h), "/" + p, true
+		return shStripUser(h), "/" + p, true
 	}
 	i := strings.IndexByte(a, ':')
 	if i <= 0 || strings.Contains(a[:i], "/") {
 		return "", "", false
 	}
-	return stripUser(a[:i]), strings.TrimPrefix(a[i+1:], ":"), true
+	return shStripUser(a[:i]), strings.TrimPrefix(a[i+1:], ":"), true
 }
 
-func stripUser(h string) string {
+func shStripUser(h string) string {
 	if i := strings.LastIndexByte(h, '@'); i >= 0 {
 		return h[i+1:]
 	}
 	return h
 }
 
-// signalName normalises a signal: "9", "SIGKILL", "kill" are "KILL".
-func signalName(s string) string {
+// shSignalName normalises a signal: "9", "SIGKILL", "kill" are "KILL".
+func shSignalName(s string) string {
 	s = strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(s, "-"), "-"))
 	s = strings.TrimPrefix(s, "SIG")
-	if n, ok := signalNumbers[s]; ok {
+	if n, ok := shSignalNumbers[s]; ok {
 		return n
 	}
 	return s
 }
 
-var signalNumbers = map[string]string{
+var shSignalNumbers = map[string]string{
 	"0": "0", "1": "HUP", "2": "INT", "3": "QUIT", "6": "ABRT", "9": "KILL", "10": "USR1",
 	"12": "USR2", "13": "PIPE", "14": "ALRM", "15": "TERM", "18": "CONT", "19": "STOP", "20": "TSTP",
 }
 
-// parseSingleDash splits a command line whose options are whole words
+// shParseSingleDash splits a command line whose options are whole words
 // after one dash (openssl, find): "-connect host:port".
-func parseSingleDash(args []sword, valued optSet) *parsed {
-	p := &parsed{}
+func shParseSingleDash(args []sword, valued shOptSet) *shParsed {
+	p := &shParsed{}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.known || len(w.val) < 2 || w.val[0] != '-' {
@@ -249,11 +269,11 @@ func parseSingleDash(args []sword, valued optSet) *parsed {
 			continue
 		}
 		if valued[w.val] && i+1 < len(args) {
-			p.opts = append(p.opts, opt{name: w.val, val: args[i+1]})
+			p.opts = append(p.opts, shOpt{name: w.val, val: args[i+1]})
 			i++
 			continue
 		}
-		p.opts = append(p.opts, opt{name: w.val})
+		p.opts = append(p.opts, shOpt{name: w.val})
 	}
 	return p
 }

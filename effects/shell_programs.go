@@ -5,17 +5,17 @@ import (
 	"strings"
 )
 
-// handler applies what a program does to its operands and returns what it
+// shHandler applies what a program does to its operands and returns what it
 // writes on its standard output.
-type handler func(c *call) *stream
+type shHandler func(c *shCall) *shStream
 
-// programs is the table of programs the shell reader knows. A program not
+// shPrograms is the table of programs the shell reader knows. A program not
 // in it still yields its Run (with argv), and its output is a filter of
 // its input.
-var programs map[string]handler
+var shPrograms map[string]shHandler
 
 func init() {
-	programs = map[string]handler{
+	shPrograms = map[string]shHandler{
 		// files
 		"rm": hRm, "rmdir": hDeleteOps, "unlink": hDeleteOps, "shred": hShred,
 		"cp": hCopy, "mv": hMove, "install": hInstall, "ln": hLn, "link": hLn,
@@ -26,7 +26,7 @@ func init() {
 		"tar": hTar, "zip": hZip, "unzip": hUnzip, "7z": h7z, "7za": h7z,
 		"gzip": hCompress, "gunzip": hCompress, "bzip2": hCompress, "bunzip2": hCompress,
 		"xz": hCompress, "unxz": hCompress, "zstd": hCompress, "lz4": hCompress,
-		"zcat": hReadOps, "bzcat": hReadOps, "xzcat": hReadOps,
+		"zcat": hCompress, "bzcat": hReadOps, "xzcat": hReadOps,
 		"cat": hCat, "tac": hReadOps, "less": hReadOps, "more": hReadOps, "nl": hReadOps,
 		"head": hHeadTail, "tail": hHeadTail, "strings": hReadOps, "od": hReadOps, "hexdump": hReadOps,
 		"wc": hReadOps, "uniq": hReadOps, "md5sum": hReadOps, "sha1sum": hReadOps, "sha256sum": hReadOps,
@@ -37,13 +37,13 @@ func init() {
 		"grep": hGrep, "egrep": hGrep, "fgrep": hGrep, "rg": hGrep, "ag": hGrep, "zgrep": hGrep,
 		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk, "jq": hJq,
 		"vi": hEdit, "vim": hEdit, "nvim": hEdit, "nano": hEdit, "emacs": hEdit, "ed": hEdit,
-		"base64": hBase64, "base32": hBase64, "xxd": hXxd, "rev": hRev, "tr": hPass,
+		"base64": hBase64, "base32": hBase64, "xxd": hXxd, "rev": hRev, "tr": hTr,
 		"echo": hEcho, "printf": hPrintf, "openssl": hOpenssl,
 		"find": hFind, "xargs": hXargs,
 		// network
 		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
-		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTelnet,
+		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
@@ -55,22 +55,22 @@ func init() {
 		"groupadd": hPriv, "groupmod": hPriv, "gpasswd": hPriv, "passwd": hPriv, "chpasswd": hPriv,
 		"visudo": hPriv, "chsh": hPriv, "newgrp": hPriv, "sg": hSg,
 		// wrappers
-		"env": hEnv, "nice": hWrap(opts("-n --adjustment"), 0), "nohup": hWrap(nil, 0),
-		"timeout": hWrap(opts("-s --signal -k --kill-after"), 1),
-		"stdbuf":  hWrap(opts("-i -o -e --input --output --error"), 0),
-		"ionice":  hWrap(opts("-c -n -p -P -u --class --classdata"), 0),
-		"chrt":    hWrap(opts("-T -P -D"), 1), "taskset": hTaskset,
-		"setsid": hWrap(nil, 0), "time": hWrap(opts("-o -f --output --format"), 0),
-		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(opts("-a"), 0),
-		"busybox": hWrap(nil, 0), "chroot": hChroot, "unshare": hWrap(opts("--map-user --map-group --setuid --setgid"), 0),
-		"nsenter":  hWrap(opts("-t --target -S -G --setuid --setgid"), 0),
-		"strace":   hWrap(opts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
-		"ltrace":   hWrap(opts("-o -e -p -s -u -n -a -l -x -L"), 0),
+		"env": hEnv, "nice": hWrap(shOpts("-n --adjustment"), 0), "nohup": hWrap(nil, 0),
+		"timeout": hWrap(shOpts("-s --signal -k --kill-after"), 1),
+		"stdbuf":  hWrap(shOpts("-i -o -e --input --output --error"), 0),
+		"ionice":  hWrap(shOpts("-c -n -p -P -u --class --classdata"), 0),
+		"chrt":    hWrap(shOpts("-T -P -D"), 1), "taskset": hTaskset,
+		"setsid": hWrap(nil, 0), "time": hWrap(shOpts("-o -f --output --format"), 0),
+		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(shOpts("-a"), 0),
+		"busybox": hWrap(nil, 0), "chroot": hChroot, "unshare": hWrap(shOpts("--map-user --map-group --setuid --setgid"), 0),
+		"nsenter":  hWrap(shOpts("-t --target -S -G --setuid --setgid"), 0),
+		"strace":   hWrap(shOpts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
+		"ltrace":   hWrap(shOpts("-o -e -p -s -u -n -a -l -x -L"), 0),
 		"fakeroot": hWrap(nil, 0), "firejail": hWrap(nil, 0), "torsocks": hWrap(nil, 0),
-		"proxychains": hWrap(opts("-f"), 0), "proxychains4": hWrap(opts("-f"), 0),
-		"xvfb-run": hWrap(opts("-n -s -f -e -p"), 0), "caffeinate": hWrap(opts("-t -w"), 0),
+		"proxychains": hWrap(shOpts("-f"), 0), "proxychains4": hWrap(shOpts("-f"), 0),
+		"xvfb-run": hWrap(shOpts("-n -s -f -e -p"), 0), "caffeinate": hWrap(shOpts("-t -w"), 0),
 		"rlwrap": hWrap(nil, 0), "nocache": hWrap(nil, 0), "catchsegv": hWrap(nil, 0),
-		"faketime": hWrap(opts("-f"), 1), "systemd-run": hWrap(opts("-u --unit -p --property -M --machine --description --slice -E --setenv --uid --gid --working-directory"), 0),
+		"faketime": hWrap(shOpts("-f"), 1), "systemd-run": hWrap(shOpts("-u --unit -p --property -M --machine --description --slice -E --setenv --uid --gid --working-directory"), 0),
 		"watch": hWatch, "parallel": hParallel, "flock": hFlock, "script": hScript,
 		"screen": hScreen, "tmux": hTmux, "at": hAt, "batch": hAt,
 		// shell builtins
@@ -81,22 +81,22 @@ func init() {
 		"crontab": hCrontab,
 	}
 	for _, s := range shellNames {
-		programs[s] = hShell
+		shPrograms[s] = hShell
 	}
 }
 
 // shellNames are the programs read as POSIX/bash shells.
 var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "yash", "posh", "fish", "ksh93", "lksh", "oksh", "csh", "tcsh"}
 
-var interpreterRE = regexp.MustCompile(`^(python|pypy|node|nodejs|perl|ruby|php|deno|bun)([0-9][0-9.]*)?$`)
+var shInterpreterRE = regexp.MustCompile(`^(python|pypy|node|nodejs|perl|ruby|php|deno|bun)([0-9][0-9.]*)?$`)
 
-// lookupProgram returns the handler of a base name (python3.12 is
+// shLookupProgram returns the handler of a base name (python3.12 is
 // python's, mkfs.ext4 has none).
-func lookupProgram(base string) handler {
-	if h, ok := programs[base]; ok {
+func shLookupProgram(base string) shHandler {
+	if h, ok := shPrograms[base]; ok {
 		return h
 	}
-	if m := interpreterRE.FindStringSubmatch(base); m != nil {
+	if m := shInterpreterRE.FindStringSubmatch(base); m != nil {
 		switch m[1] {
 		case "python", "pypy":
 			return hPython
@@ -115,10 +115,10 @@ func lookupProgram(base string) handler {
 
 // ---- files ----
 
-var rmOpts = opts("--interactive --preserve-root")
+var rmOpts = shOpts("--interactive --preserve-root")
 
-func hRm(c *call) *stream {
-	p := parseOpts(c.args(), rmOpts, false)
+func hRm(c *shCall) *shStream {
+	p := shParseOpts(c.args(), rmOpts, false)
 	rec := p.has("-r", "-R", "--recursive")
 	for _, w := range p.ops {
 		c.file(Delete, w, func(e *Effect) { e.Recursive = e.Recursive || rec })
@@ -126,14 +126,14 @@ func hRm(c *call) *stream {
 	return nil
 }
 
-func hDeleteOps(c *call) *stream {
-	p := parseOpts(c.args(), nil, false)
+func hDeleteOps(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, false)
 	c.files(Delete, p.ops, false)
 	return nil
 }
 
-func hShred(c *call) *stream {
-	p := parseOpts(c.args(), opts("-n --iterations -s --size --random-source --remove"), false)
+func hShred(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-n --iterations -s --size --random-source --remove"), false)
 	c.files(Write, p.ops, false)
 	if p.has("-u", "--remove") {
 		c.files(Delete, p.ops, false)
@@ -141,9 +141,9 @@ func hShred(c *call) *stream {
 	return nil
 }
 
-var cpOpts = opts("-t --target-directory -S --suffix")
+var cpOpts = shOpts("-t --target-directory -S --suffix")
 
-func splitCopy(c *call, p *parsed) (srcs []sword, dst sword, intoDir, ok bool) {
+func splitCopy(c *shCall, p *shParsed) (srcs []sword, dst sword, intoDir, ok bool) {
 	if t, has := p.get("-t", "--target-directory"); has {
 		return p.ops, t, true, len(p.ops) > 0
 	}
@@ -162,8 +162,8 @@ func splitCopy(c *call, p *parsed) (srcs []sword, dst sword, intoDir, ok bool) {
 	return srcs, dst, intoDir, true
 }
 
-func hCopy(c *call) *stream {
-	p := parseOpts(c.args(), cpOpts, false)
+func hCopy(c *shCall) *shStream {
+	p := shParseOpts(c.args(), cpOpts, false)
 	rec := p.has("-r", "-R", "-a", "--recursive", "--archive")
 	srcs, dst, into, ok := splitCopy(c, p)
 	if !ok {
@@ -176,8 +176,8 @@ func hCopy(c *call) *stream {
 	return nil
 }
 
-func hMove(c *call) *stream {
-	p := parseOpts(c.args(), cpOpts, false)
+func hMove(c *shCall) *shStream {
+	p := shParseOpts(c.args(), cpOpts, false)
 	srcs, dst, into, ok := splitCopy(c, p)
 	if !ok {
 		return nil
@@ -194,8 +194,8 @@ func hMove(c *call) *stream {
 	return nil
 }
 
-func hInstall(c *call) *stream {
-	p := parseOpts(c.args(), opts("-m --mode -o --owner -g --group -t --target-directory -S --suffix -Z --context"), false)
+func hInstall(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-m --mode -o --owner -g --group -t --target-directory -S --suffix -Z --context"), false)
 	mode, hasMode := p.get("-m", "--mode")
 	if p.has("-d", "--directory") {
 		c.files(Create, p.ops, false)
@@ -221,8 +221,8 @@ func hInstall(c *call) *stream {
 	return nil
 }
 
-func hLn(c *call) *stream {
-	p := parseOpts(c.args(), cpOpts, false)
+func hLn(c *shCall) *shStream {
+	p := shParseOpts(c.args(), cpOpts, false)
 	sym := p.has("-s", "--symbolic")
 	var targets []sword
 	var link sword
@@ -230,7 +230,7 @@ func hLn(c *call) *stream {
 	if t, has := p.get("-t", "--target-directory"); has {
 		targets, link, into = p.ops, t, true
 	} else if len(p.ops) == 1 {
-		targets, link, into = p.ops, lit("."), true
+		targets, link, into = p.ops, shLit("."), true
 	} else if len(p.ops) >= 2 {
 		targets, link = p.ops[:len(p.ops)-1], p.ops[len(p.ops)-1]
 		into = len(targets) > 1 || strings.HasSuffix(link.val, "/")
@@ -251,12 +251,19 @@ func hLn(c *call) *stream {
 		}
 		dp := c.r.path(dest, false)
 		c.file(Create, l, func(e *Effect) { e.Dest = dp })
+		if sym && l.known {
+			// Paths through this link later in the script reach dp.
+			if c.r.links == nil {
+				c.r.links = map[string]string{}
+			}
+			c.r.links[c.r.path(l.val, true)] = dp
+		}
 	}
 	return nil
 }
 
-func hCreateOps(c *call) *stream {
-	p := parseOpts(c.args(), opts("-m --mode -Z --context"), false)
+func hCreateOps(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-m --mode -Z --context"), false)
 	c.files(Create, p.ops, false)
 	if m, ok := p.get("-m", "--mode"); ok {
 		for _, w := range p.ops {
@@ -266,36 +273,39 @@ func hCreateOps(c *call) *stream {
 	return nil
 }
 
-func hMknod(c *call) *stream {
-	p := parseOpts(c.args(), opts("-m --mode -Z --context"), false)
+func hMknod(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-m --mode -Z --context"), false)
 	if len(p.ops) > 0 {
 		c.file(Create, p.ops[0], nil)
 	}
 	return nil
 }
 
-func hTouch(c *call) *stream {
-	p := parseOpts(c.args(), opts("-d --date -t -r --reference"), false)
+func hTouch(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-d --date -t -r --reference"), false)
 	c.files(Create, p.ops, false)
 	return nil
 }
 
-func hTruncate(c *call) *stream {
-	p := parseOpts(c.args(), opts("-s --size -r --reference"), false)
+func hTruncate(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-s --size -r --reference"), false)
 	c.files(Write, p.ops, false)
 	return nil
 }
 
-func hTee(c *call) *stream {
-	p := parseOpts(c.args(), opts("--output-error"), false)
+func hTee(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("--output-error"), false)
 	app := p.has("-a", "--append")
 	for _, w := range p.ops {
 		c.file(Write, w, func(e *Effect) { e.Append = app })
+		if w.known {
+			c.r.remember(c.r.path(w.val, false), c.in, app)
+		}
 	}
 	return c.in
 }
 
-func hDd(c *call) *stream {
+func hDd(c *shCall) *shStream {
 	var from []string
 	out := true
 	for _, w := range c.args() {
@@ -309,10 +319,10 @@ func hDd(c *call) *stream {
 		}
 		switch k {
 		case "if":
-			c.file(Read, lit(v), nil)
-			from = append(from, c.paths([]sword{lit(v)})...)
+			c.file(Read, shLit(v), nil)
+			from = append(from, c.paths([]sword{shLit(v)})...)
 		case "of":
-			c.file(Write, lit(v), nil)
+			c.file(Write, shLit(v), nil)
 			out = false
 		}
 	}
@@ -322,9 +332,9 @@ func hDd(c *call) *stream {
 	return c.filter(from...)
 }
 
-var sedOpts = opts("-e --expression -f --file -l --line-length")
+var sedOpts = shOpts("-e --expression -f --file -l --line-length")
 
-func hSed(c *call) *stream {
+func hSed(c *shCall) *shStream {
 	args := c.args()
 	inPlace := false
 	var rest []sword
@@ -336,13 +346,20 @@ func hSed(c *call) *stream {
 		}
 		rest = append(rest, w)
 	}
-	p := parseOpts(rest, sedOpts, false)
+	p := shParseOpts(rest, sedOpts, false)
 	files := p.ops
 	if !p.has("-e", "--expression", "-f", "--file") && len(files) > 0 {
 		files = files[1:]
 	}
 	for _, f := range p.all("-f", "--file") {
 		c.file(Read, f, nil)
+	}
+	scripts := p.all("-e", "--expression")
+	if len(scripts) == 0 && len(p.ops) > 0 {
+		scripts = p.ops[:1]
+	}
+	for _, sc := range scripts {
+		c.sedScript(sc)
 	}
 	c.files(Read, files, false)
 	if inPlace {
@@ -354,14 +371,14 @@ func hSed(c *call) *stream {
 
 // chmod records a mode change, and a Privilege when it sets the setuid or
 // setgid bit.
-func (c *call) chmod(w sword, mode string, rec bool) {
+func (c *shCall) chmod(w sword, mode string, rec bool) {
 	c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
-	if setuidMode(mode) && w.known {
+	if shSetuidMode(mode) && w.known {
 		c.r.s.add(Effect{Kind: Privilege, Program: c.prog, Path: c.r.path(w.val, false), Mode: mode})
 	}
 }
 
-func setuidMode(m string) bool {
+func shSetuidMode(m string) bool {
 	if m == "" {
 		return false
 	}
@@ -382,7 +399,7 @@ func setuidMode(m string) bool {
 
 var modeRE = regexp.MustCompile(`^([ugoa]*[-+=][rwxXstugo]*,?)+$|^[0-7]{3,4}$`)
 
-func hChmod(c *call) *stream {
+func hChmod(c *shCall) *shStream {
 	var mode string
 	var ops []sword
 	rec := false
@@ -416,8 +433,8 @@ func hChmod(c *call) *stream {
 	return nil
 }
 
-func hChown(c *call) *stream {
-	p := parseOpts(c.args(), opts("--reference --from"), false)
+func hChown(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("--reference --from"), false)
 	rec := p.has("-R", "--recursive")
 	ops := p.ops
 	owner := ""
@@ -430,8 +447,8 @@ func hChown(c *call) *stream {
 	return nil
 }
 
-func hSetfacl(c *call) *stream {
-	p := parseOpts(c.args(), opts("-m --modify -x --remove -M --modify-file -X --remove-file --set --set-file"), false)
+func hSetfacl(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-m --modify -x --remove -M --modify-file -X --remove-file --set --set-file"), false)
 	spec, _ := p.get("-m", "--modify", "-x", "--remove", "--set")
 	rec := p.has("-R", "--recursive")
 	for _, w := range p.ops {
@@ -440,8 +457,8 @@ func hSetfacl(c *call) *stream {
 	return nil
 }
 
-func hSetcap(c *call) *stream {
-	p := parseOpts(c.args(), opts("-n"), false)
+func hSetcap(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-n"), false)
 	ops := p.ops
 	if p.has("-r") {
 		c.files(Chmod, ops, false)
@@ -457,7 +474,7 @@ func hSetcap(c *call) *stream {
 	return nil
 }
 
-func hChattr(c *call) *stream {
+func hChattr(c *shCall) *shStream {
 	args := c.args()
 	mode := ""
 	rec := false
@@ -478,13 +495,13 @@ func hChattr(c *call) *stream {
 	return nil
 }
 
-func hReadOps(c *call) *stream {
-	p := parseOpts(c.args(), opts("-n -c --lines --bytes -w -s -t -N -j -A -B -C -e -f"), false)
+func hReadOps(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-n -c --lines --bytes -w -s -t -N -j -A -B -C -e -f"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
 }
 
-func hHeadTail(c *call) *stream {
+func hHeadTail(c *shCall) *shStream {
 	args := c.args()
 	var rest []sword
 	for _, w := range args {
@@ -493,13 +510,13 @@ func hHeadTail(c *call) *stream {
 		}
 		rest = append(rest, w)
 	}
-	p := parseOpts(rest, opts("-n -c --lines --bytes -s --sleep-interval --pid"), false)
+	p := shParseOpts(rest, shOpts("-n -c --lines --bytes -s --sleep-interval --pid"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
 }
 
-func hCat(c *call) *stream {
-	p := parseOpts(c.args(), nil, false)
+func hCat(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
 		return c.in
 	}
@@ -511,20 +528,20 @@ func hCat(c *call) *stream {
 		if p.ops[0].out != nil {
 			return p.ops[0].out
 		}
-		return &stream{kind: sFile, path: c.r.path(p.ops[0].val, false)}
+		return &shStream{kind: sFile, path: c.r.path(p.ops[0].val, false)}
 	}
 	return c.filter(c.paths(p.ops)...)
 }
 
-func hDiff(c *call) *stream {
-	p := parseOpts(c.args(), opts("-x --exclude -X --exclude-from -I -L --label -F -C -U --from-file --to-file"), false)
+func hDiff(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-x --exclude -X --exclude-from -I -L --label -F -C -U --from-file --to-file"), false)
 	rec := p.has("-r", "--recursive")
 	c.files(Read, p.ops, rec)
 	return c.filter(c.paths(p.ops)...)
 }
 
-func hSort(c *call) *stream {
-	p := parseOpts(c.args(), opts("-k --key -t --field-separator -S --buffer-size -T --temporary-directory -o --output --files0-from --parallel --batch-size"), false)
+func hSort(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-k --key -t --field-separator -S --buffer-size -T --temporary-directory -o --output --files0-from --parallel --batch-size"), false)
 	c.files(Read, p.ops, false)
 	if o, ok := p.get("-o", "--output"); ok {
 		c.file(Write, o, nil)
@@ -533,14 +550,14 @@ func hSort(c *call) *stream {
 	return c.filter(c.paths(p.ops)...)
 }
 
-func hCut(c *call) *stream {
-	p := parseOpts(c.args(), opts("-d -f -c -b --delimiter --fields --characters --bytes --output-delimiter"), false)
+func hCut(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-d -f -c -b --delimiter --fields --characters --bytes --output-delimiter"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
 }
 
-func hIconv(c *call) *stream {
-	p := parseOpts(c.args(), opts("-f -t -o --from-code --to-code --output"), false)
+func hIconv(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-f -t -o --from-code --to-code --output"), false)
 	c.files(Read, p.ops, false)
 	if o, ok := p.get("-o", "--output"); ok {
 		c.file(Write, o, nil)
@@ -549,16 +566,16 @@ func hIconv(c *call) *stream {
 	return c.filter(c.paths(p.ops)...)
 }
 
-var grepOpts = opts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --include-dir --label --color --colour -d --directories -D --devices --binary-files -g --glob -t --type -T --type-not --max-depth -j --threads --ignore-file -E --encoding --pre -M --max-columns --sort --sortr")
+var grepOpts = shOpts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --include-dir --label --color --colour -d --directories -D --devices --binary-files -g --glob -t --type -T --type-not --max-depth -j --threads --ignore-file -E --encoding --pre -M --max-columns --sort --sortr")
 
-func hGrep(c *call) *stream {
+func hGrep(c *shCall) *shStream {
 	args := c.args()
 	// ripgrep's -E is an encoding, GNU grep's -E a flag.
 	valued := grepOpts
 	if c.prog != "rg" && c.prog != "ag" {
-		valued = opts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --label --color --colour -d --directories -D --devices --binary-files")
+		valued = shOpts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --label --color --colour -d --directories -D --devices --binary-files")
 	}
-	p := parseOpts(args, valued, false)
+	p := shParseOpts(args, valued, false)
 	files := p.ops
 	if !p.has("-e", "--regexp", "-f", "--file") && len(files) > 0 {
 		files = files[1:]
@@ -568,14 +585,14 @@ func hGrep(c *call) *stream {
 	}
 	rec := p.has("-r", "-R", "--recursive", "--dereference-recursive") || c.prog == "rg" || c.prog == "ag"
 	if len(files) == 0 && rec {
-		files = []sword{lit(".")}
+		files = []sword{shLit(".")}
 	}
 	c.files(Read, files, rec)
 	return c.filter(c.paths(files)...)
 }
 
-func hAwk(c *call) *stream {
-	p := parseOpts(c.args(), opts("-F -v -f --field-separator --assign --file -i --include -l --load -e --source"), false)
+func hAwk(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-F -v -f --field-separator --assign --file -i --include -l --load -e --source"), false)
 	ops := p.ops
 	prog := ""
 	if fs := p.all("-f", "--file"); len(fs) > 0 {
@@ -600,12 +617,19 @@ func hAwk(c *call) *stream {
 	return c.filter(c.paths(files)...)
 }
 
+var (
+	awkPipeRE  = regexp.MustCompile(`\|\s*"`)
+	awkRedirRE = regexp.MustCompile(`>>?\s*"([^"]+)"`)
+	// gawk's network files: /inet/tcp/LOCALPORT/HOST/REMOTEPORT.
+	awkInetRE = regexp.MustCompile(`/inet[46]?/(tcp|udp)/([0-9]+)/([^/"]+)/([0-9]+)`)
+)
+
 var awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
 
 // awkProgram reads the commands an awk program runs: system("literal")
 // is read as shell; other ways of running commands (system of an
 // expression, "cmd" | getline, print | "cmd") are Unknown.
-func (c *call) awkProgram(prog string) {
+func (c *shCall) awkProgram(prog string) {
 	if prog == "" {
 		return
 	}
@@ -613,15 +637,23 @@ func (c *call) awkProgram(prog string) {
 	for _, m := range found {
 		c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
 	}
-	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || regexp.MustCompile(`\|\s*"`).MatchString(prog) {
+	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || awkPipeRE.MatchString(prog) {
 		c.r.s.unknown(false, "%s program runs commands not known statically", c.prog)
 	}
-	for _, m := range regexp.MustCompile(`>>?\s*"([^"]+)"`).FindAllStringSubmatch(prog, -1) {
-		c.file(Write, lit(m[1]), nil)
+	for _, m := range awkInetRE.FindAllStringSubmatch(prog, -1) {
+		if m[2] != "0" {
+			c.r.s.add(Effect{Kind: Listen, Program: c.prog, Port: m[2]})
+		}
+		if m[3] != "0" && m[3] != "" {
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: m[3], Port: m[4]})
+		}
+	}
+	for _, m := range awkRedirRE.FindAllStringSubmatch(prog, -1) {
+		c.file(Write, shLit(m[1]), nil)
 	}
 }
 
-func hJq(c *call) *stream {
+func hJq(c *shCall) *shStream {
 	args := c.args()
 	var rest []sword
 	for i := 0; i < len(args); i++ {
@@ -639,7 +671,7 @@ func hJq(c *call) *stream {
 		}
 		rest = append(rest, args[i])
 	}
-	p := parseOpts(rest, opts("-f --from-file --indent -L"), false)
+	p := shParseOpts(rest, shOpts("-f --from-file --indent -L"), false)
 	files := p.ops
 	if f, ok := p.get("-f", "--from-file"); ok {
 		c.file(Read, f, nil)
@@ -650,8 +682,15 @@ func hJq(c *call) *stream {
 	return c.filter(c.paths(files)...)
 }
 
-func hEdit(c *call) *stream {
-	p := parseOpts(c.args(), opts("-c -S -u -i -T"), false)
+func hEdit(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-c -S -u -i -T --cmd"), false)
+	for _, cmd := range p.all("-c", "--cmd") {
+		if v := strings.TrimLeft(cmd.val, ": "); cmd.known && strings.HasPrefix(v, "!") {
+			c.shellText(c.prog, shLit(v[1:]), nil)
+		} else if cmd.known && (strings.HasPrefix(v, "py") || strings.HasPrefix(v, "lua")) {
+			c.r.s.unknown(false, "%s runs editor script code: %s", c.prog, cmd.arg)
+		}
+	}
 	for _, w := range p.ops {
 		if w.known && strings.HasPrefix(w.val, "+") {
 			continue
@@ -662,17 +701,15 @@ func hEdit(c *call) *stream {
 	return nil
 }
 
-func hPass(c *call) *stream { return c.filter() }
-
 // ---- archives ----
 
-func hTar(c *call) *stream {
+func hTar(c *shCall) *shStream {
 	args := append([]sword(nil), c.args()...)
 	// Old style: "tar czf a.tgz dir" (the first word is a cluster without a dash).
 	if len(args) > 0 && args[0].known && args[0].val != "" && args[0].val[0] != '-' && strings.Trim(args[0].val, "AcdrtuxzjJavfpkCTOPSWlhmoZ") == "" {
-		args[0] = lit("-" + args[0].val)
+		args[0] = shLit("-" + args[0].val)
 	}
-	p := parseOpts(args, opts("-f --file -C --directory -T --files-from -X --exclude-from -b --blocking-factor -H --format -I --use-compress-program -g --listed-incremental -N --newer --owner --group --mode --transform --xform -L --tape-length -V --label"), false)
+	p := shParseOpts(args, shOpts("-f --file -C --directory -T --files-from -X --exclude-from -b --blocking-factor -H --format -I --use-compress-program -g --listed-incremental -N --newer --owner --group --mode --transform --xform -L --tape-length -V --label"), false)
 	file, hasFile := p.get("-f", "--file")
 	toStdio := !hasFile || (file.known && file.val == "-")
 	dir, hasDir := p.get("-C", "--directory")
@@ -682,7 +719,7 @@ func hTar(c *call) *stream {
 		for _, w := range p.ops {
 			src := w
 			if hasDir && w.known && !strings.HasPrefix(w.val, "/") && dir.known {
-				src = lit(strings.TrimSuffix(dir.val, "/") + "/" + w.val)
+				src = shLit(strings.TrimSuffix(dir.val, "/") + "/" + w.val)
 			}
 			c.file(Read, src, func(e *Effect) { e.Recursive = true })
 			from = append(from, c.paths([]sword{src})...)
@@ -694,7 +731,7 @@ func hTar(c *call) *stream {
 		if toStdio {
 			return c.filter(from...)
 		}
-		if host, _, remote := remoteSpec(file.val); remote && file.known {
+		if host, _, remote := shRemoteSpec(file.val); remote && file.known {
 			c.r.s.add(Effect{Kind: Send, Program: "tar", Host: host, Source: "output"})
 			return nil
 		}
@@ -707,7 +744,7 @@ func hTar(c *call) *stream {
 		if p.has("-O", "--to-stdout") {
 			return c.filter()
 		}
-		d := lit(".")
+		d := shLit(".")
 		if hasDir {
 			d = dir
 		}
@@ -721,8 +758,8 @@ func hTar(c *call) *stream {
 	}
 }
 
-func hZip(c *call) *stream {
-	p := parseOpts(c.args(), opts("-x -i -P --password -b -n -t -tt -O --output-file -s"), false)
+func hZip(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-x -i -P --password -b -n -t -tt -O --output-file -s"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -736,8 +773,8 @@ func hZip(c *call) *stream {
 	return nil
 }
 
-func hUnzip(c *call) *stream {
-	p := parseOpts(c.args(), opts("-d -x -P"), false)
+func hUnzip(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-d -x -P"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -748,7 +785,7 @@ func hUnzip(c *call) *stream {
 	if p.has("-p", "-c") {
 		return c.filter(c.paths(p.ops[:1])...)
 	}
-	d := lit(".")
+	d := shLit(".")
 	if v, ok := p.get("-d"); ok {
 		d = v
 	}
@@ -756,17 +793,17 @@ func hUnzip(c *call) *stream {
 	return nil
 }
 
-func h7z(c *call) *stream {
+func h7z(c *shCall) *shStream {
 	args := c.args()
 	if len(args) < 2 {
 		return nil
 	}
 	cmd := args[0].val
 	var ops []sword
-	out := lit(".")
+	out := shLit(".")
 	for _, w := range args[1:] {
 		if w.known && strings.HasPrefix(w.val, "-o") {
-			out = lit(w.val[2:])
+			out = shLit(w.val[2:])
 			continue
 		}
 		if w.known && strings.HasPrefix(w.val, "-") {
@@ -790,8 +827,12 @@ func h7z(c *call) *stream {
 	return c.filter()
 }
 
-func hCompress(c *call) *stream {
-	p := parseOpts(c.args(), opts("-S --suffix -T --threads -b"), false)
+func hCompress(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-S --suffix -T --threads -b"), false)
+	decomp := c.prog == "gunzip" || c.prog == "zcat" || (c.prog == "gzip" && p.has("-d", "--decompress", "--uncompress"))
+	if decomp && len(p.ops) == 0 && c.in != nil && c.in.kind == sText {
+		return c.gunzipText()
+	}
 	c.files(Read, p.ops, false)
 	toStdout := p.has("-c", "--stdout", "--to-stdout") || len(p.ops) == 0
 	if toStdout {
@@ -805,7 +846,7 @@ func hCompress(c *call) *stream {
 
 // ---- find and xargs ----
 
-func hFind(c *call) *stream {
+func hFind(c *shCall) *shStream {
 	args := c.args()
 	i := 0
 	for i < len(args) && args[i].known && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-O") || args[i].val == "-D") {
@@ -823,7 +864,7 @@ func hFind(c *call) *stream {
 		roots = append(roots, a)
 	}
 	if len(roots) == 0 {
-		roots = []sword{lit(".")}
+		roots = []sword{shLit(".")}
 	}
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -863,7 +904,7 @@ func hFind(c *call) *stream {
 			}
 		}
 	}
-	st := &stream{kind: sOutput, prog: "find"}
+	st := &shStream{kind: sOutput, prog: "find"}
 	for _, root := range roots {
 		if root.known {
 			st.from = append(st.from, c.r.path(root.val, false))
@@ -872,15 +913,15 @@ func hFind(c *call) *stream {
 	return st
 }
 
-func hXargs(c *call) *stream {
-	p := parseOpts(c.args(), opts("-I -n -P -L -s -E -e -d -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --max-chars --eof --process-slot-var"), true)
+func hXargs(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-I -n -P -L -s -E -e -d -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --max-chars --eof --process-slot-var"), true)
 	cmd := p.rest
 	if len(cmd) == 0 {
-		cmd = []sword{lit("echo")}
+		cmd = []sword{shLit("echo")}
 	}
 	repl, hasRepl := p.get("-I", "--replace", "-i")
 	if hasRepl && repl.val == "" {
-		repl = lit("{}")
+		repl = shLit("{}")
 	}
 	var items []sword
 	known := false
@@ -898,7 +939,7 @@ func hXargs(c *call) *stream {
 			sep = func(r rune) bool { return r == '\n' }
 		}
 		for _, f := range strings.FieldsFunc(c.in.text, sep) {
-			items = append(items, lit(strings.Trim(f, `"'`)))
+			items = append(items, shLit(strings.Trim(f, `"'`)))
 		}
 	} else if c.in != nil && c.in.prog == "find" && len(c.in.from) > 0 {
 		for _, root := range c.in.from {
@@ -935,7 +976,7 @@ func hXargs(c *call) *stream {
 
 // ---- processes ----
 
-func hKill(c *call) *stream {
+func hKill(c *shCall) *shStream {
 	sig := ""
 	var targets []string
 	args := c.args()
@@ -946,14 +987,14 @@ func hKill(c *call) *stream {
 			return c.filter()
 		case a.known && (a.val == "-s" || a.val == "-n" || a.val == "--signal") && i+1 < len(args):
 			i++
-			sig = signalName(args[i].val)
+			sig = shSignalName(args[i].val)
 		case a.known && a.val == "--":
 			for _, t := range args[i+1:] {
 				targets = append(targets, t.arg)
 			}
 			i = len(args)
 		case a.known && sig == "" && len(a.val) > 1 && a.val[0] == '-':
-			sig = signalName(a.val[1:])
+			sig = shSignalName(a.val[1:])
 		default:
 			targets = append(targets, a.arg)
 		}
@@ -965,20 +1006,20 @@ func hKill(c *call) *stream {
 	return nil
 }
 
-func hPkill(c *call) *stream {
+func hPkill(c *shCall) *shStream {
 	args := c.args()
 	sig := ""
 	var rest []sword
 	for _, a := range args {
 		if a.known && sig == "" && len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' && (a.val[1] >= '0' && a.val[1] <= '9' || a.val[1] >= 'A' && a.val[1] <= 'Z') && a.val != "-U" && a.val != "-G" && a.val != "-P" && a.val != "-F" && a.val != "-I" && a.val != "-Z" {
-			sig = signalName(a.val[1:])
+			sig = shSignalName(a.val[1:])
 			continue
 		}
 		rest = append(rest, a)
 	}
-	p := parseOpts(rest, opts("-s --signal -u --euid -U --uid -g --pgroup -G --group -P --parent -t --terminal -F --pidfile --ns --nslist -o --older-than -y --younger-than -c --context"), false)
+	p := shParseOpts(rest, shOpts("-s --signal -u --euid -U --uid -g --pgroup -G --group -P --parent -t --terminal -F --pidfile --ns --nslist -o --older-than -y --younger-than -c --context"), false)
 	if s, ok := p.get("-s", "--signal"); ok {
-		sig = signalName(s.val)
+		sig = shSignalName(s.val)
 	}
 	if sig == "" {
 		sig = "TERM"
@@ -994,8 +1035,8 @@ func hPkill(c *call) *stream {
 	return nil
 }
 
-func hSystemctl(c *call) *stream {
-	p := parseOpts(c.args(), opts("-s --signal -t --type --state -p --property -H --host -M --machine --root --kill-whom --kill-value -n --lines -o --output --job-mode"), false)
+func hSystemctl(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-s --signal -t --type --state -p --property -H --host -M --machine --root --kill-whom --kill-value -n --lines -o --output --job-mode"), false)
 	if len(p.ops) == 0 {
 		return c.filter()
 	}
@@ -1004,7 +1045,7 @@ func hSystemctl(c *call) *stream {
 	switch verb {
 	case "stop", "disable", "mask", "restart", "try-restart", "reload-or-restart", "kill", "freeze":
 		if s, ok := p.get("-s", "--signal"); ok && verb == "kill" {
-			sig = signalName(s.val)
+			sig = shSignalName(s.val)
 		}
 		if verb == "disable" || verb == "mask" {
 			if !p.has("--now") {
@@ -1024,7 +1065,7 @@ func hSystemctl(c *call) *stream {
 	return c.filter()
 }
 
-func hService(c *call) *stream {
+func hService(c *shCall) *shStream {
 	ops := c.args()
 	if len(ops) >= 2 && ops[1].known {
 		switch ops[1].val {
@@ -1037,16 +1078,16 @@ func hService(c *call) *stream {
 
 // ---- privileges and wrappers ----
 
-func hPriv(c *call) *stream {
+func hPriv(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
 	return c.filter()
 }
 
-var sudoOpts = opts("-u --user -g --group -p --prompt -C --close-from -D --chdir -h --host -r --role -t --type -U --other-user -T --command-timeout")
+var sudoOpts = shOpts("-u --user -g --group -p --prompt -C --close-from -D --chdir -h --host -r --role -t --type -U --other-user -T --command-timeout")
 
-func hSudo(c *call) *stream {
+func hSudo(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := parseOpts(c.args(), sudoOpts, true)
+	p := shParseOpts(c.args(), sudoOpts, true)
 	if p.has("-e", "--edit") {
 		for _, w := range p.rest {
 			c.file(Write, w, nil)
@@ -1059,18 +1100,18 @@ func hSudo(c *call) *stream {
 	rest := p.rest
 	if p.has("-s", "--shell", "-i", "--login") {
 		if len(rest) == 0 {
-			return c.r.run([]sword{lit("sh")}, c.in, c.env)
+			return c.r.run([]sword{shLit("sh")}, c.in, c.env)
 		}
-		return c.r.run(append([]sword{lit("sh"), lit("-c")}, joinWords(rest)), c.in, c.env)
+		return c.r.run(append([]sword{shLit("sh"), shLit("-c")}, shJoinWords(rest)), c.in, c.env)
 	}
 	// sudo VAR=value cmd
-	for len(rest) > 0 && rest[0].known && isAssignWord(rest[0].val) {
+	for len(rest) > 0 && rest[0].known && shIsAssignWord(rest[0].val) {
 		rest = rest[1:]
 	}
 	return c.r.run(rest, c.in, c.env)
 }
 
-func isAssignWord(s string) bool {
+func shIsAssignWord(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
 		return false
@@ -1083,12 +1124,12 @@ func isAssignWord(s string) bool {
 	return true
 }
 
-// joinWords joins words with spaces, as ssh, su -c and watch hand them to
+// shJoinWords joins words with spaces, as ssh, su -c and watch hand them to
 // a shell.
-func joinWords(ws []sword) sword {
+func shJoinWords(ws []sword) sword {
 	parts := make([]string, len(ws))
 	known := true
-	var out *stream
+	var out *shStream
 	for i, w := range ws {
 		parts[i] = w.val
 		if !w.known {
@@ -1101,24 +1142,24 @@ func joinWords(ws []sword) sword {
 	}
 	j := strings.Join(parts, " ")
 	if known {
-		return lit(j)
+		return shLit(j)
 	}
 	return sword{arg: j, out: out}
 }
 
-func hSu(c *call) *stream {
+func hSu(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := parseOpts(c.args(), opts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment --session-command"), false)
+	p := shParseOpts(c.args(), shOpts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment --session-command"), false)
 	if cmd, ok := p.get("-c", "--command", "--session-command"); ok {
 		c.shellText("su", cmd, nil)
 		return c.filter()
 	}
-	return c.r.run([]sword{lit("sh")}, c.in, c.env)
+	return c.r.run([]sword{shLit("sh")}, c.in, c.env)
 }
 
-func hRunuser(c *call) *stream {
+func hRunuser(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := parseOpts(c.args(), opts("-u --user -g --group -G --supp-group -c --command -s --shell -w"), true)
+	p := shParseOpts(c.args(), shOpts("-u --user -g --group -G --supp-group -c --command -s --shell -w"), true)
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("runuser", cmd, nil)
 		return c.filter()
@@ -1126,12 +1167,12 @@ func hRunuser(c *call) *stream {
 	if _, ok := p.get("-u", "--user"); ok {
 		return c.r.run(p.rest, c.in, c.env)
 	}
-	return c.r.run([]sword{lit("sh")}, c.in, c.env)
+	return c.r.run([]sword{shLit("sh")}, c.in, c.env)
 }
 
-func hSg(c *call) *stream {
+func hSg(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := parseOpts(c.args(), opts("-c"), false)
+	p := shParseOpts(c.args(), shOpts("-c"), false)
 	if cmd, ok := p.get("-c"); ok {
 		c.shellText("sg", cmd, nil)
 	} else if len(p.ops) > 1 {
@@ -1140,18 +1181,18 @@ func hSg(c *call) *stream {
 	return c.filter()
 }
 
-func hPkexec(c *call) *stream {
+func hPkexec(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := parseOpts(c.args(), opts("--user -u"), true)
+	p := shParseOpts(c.args(), shOpts("--user -u"), true)
 	return c.r.run(p.rest, c.in, c.env)
 }
 
 // hWrap makes the handler of a wrapper: options (valued takes those with a
 // value), skip operands of its own (timeout's duration), then the command
 // it runs.
-func hWrap(valued optSet, skip int) handler {
-	return func(c *call) *stream {
-		p := parseOpts(c.args(), valued, true)
+func hWrap(valued shOptSet, skip int) shHandler {
+	return func(c *shCall) *shStream {
+		p := shParseOpts(c.args(), valued, true)
 		rest := p.rest
 		if len(rest) < skip {
 			return nil
@@ -1160,7 +1201,7 @@ func hWrap(valued optSet, skip int) handler {
 	}
 }
 
-func hEnv(c *call) *stream {
+func hEnv(c *shCall) *shStream {
 	args := c.args()
 	env := append([]shAssign(nil), c.env...)
 	for i := 0; i < len(args); i++ {
@@ -1177,9 +1218,9 @@ func hEnv(c *call) *stream {
 			var s sword
 			switch {
 			case strings.HasPrefix(a.val, "--split-string="):
-				s = lit(strings.TrimPrefix(a.val, "--split-string="))
+				s = shLit(strings.TrimPrefix(a.val, "--split-string="))
 			case len(a.val) > 2 && a.val != "--split-string":
-				s = lit(a.val[2:])
+				s = shLit(a.val[2:])
 			case i+1 < len(args):
 				i++
 				s = args[i]
@@ -1191,9 +1232,9 @@ func hEnv(c *call) *stream {
 			ws := c.r.splitText(s.val)
 			return c.r.run(append(ws, args[i+1:]...), c.in, env)
 		case strings.HasPrefix(a.val, "-"):
-		case isAssignWord(a.val):
+		case shIsAssignWord(a.val):
 			n, v, _ := strings.Cut(a.val, "=")
-			env = append(env, shAssign{name: n, val: lit(v)})
+			env = append(env, shAssign{name: n, val: shLit(v)})
 		default:
 			return c.r.run(args[i:], c.in, env)
 		}
@@ -1201,8 +1242,8 @@ func hEnv(c *call) *stream {
 	return c.filter()
 }
 
-func hTaskset(c *call) *stream {
-	p := parseOpts(c.args(), nil, true)
+func hTaskset(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, true)
 	if p.has("-p", "--pid") || len(p.rest) < 1 {
 		return nil
 	}
@@ -1212,39 +1253,39 @@ func hTaskset(c *call) *stream {
 	return nil
 }
 
-func hCommand(c *call) *stream {
-	p := parseOpts(c.args(), nil, true)
+func hCommand(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, true)
 	if p.has("-v", "-V") {
 		return c.filter()
 	}
 	return c.r.run(p.rest, c.in, c.env)
 }
 
-func hChroot(c *call) *stream {
-	p := parseOpts(c.args(), opts("--userspec --groups"), true)
+func hChroot(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("--userspec --groups"), true)
 	if len(p.rest) == 0 {
 		return nil
 	}
 	if len(p.rest) == 1 {
-		return c.r.run([]sword{lit("sh")}, c.in, c.env)
+		return c.r.run([]sword{shLit("sh")}, c.in, c.env)
 	}
 	return c.r.run(p.rest[1:], c.in, c.env)
 }
 
-func hWatch(c *call) *stream {
-	p := parseOpts(c.args(), opts("-n --interval -q --equexit"), true)
+func hWatch(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-n --interval -q --equexit"), true)
 	if len(p.rest) == 0 {
 		return nil
 	}
 	if p.has("-x", "--exec") {
 		return c.r.run(p.rest, c.in, c.env)
 	}
-	c.shellText("watch", joinWords(p.rest), nil)
+	c.shellText("watch", shJoinWords(p.rest), nil)
 	return c.filter()
 }
 
-func hFlock(c *call) *stream {
-	p := parseOpts(c.args(), opts("-w --timeout -E --conflict-exit-code -c --command"), true)
+func hFlock(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-w --timeout -E --conflict-exit-code -c --command"), true)
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("flock", cmd, nil)
 		return c.filter()
@@ -1260,23 +1301,23 @@ func hFlock(c *call) *stream {
 	return nil
 }
 
-func hScript(c *call) *stream {
-	p := parseOpts(c.args(), opts("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -o --output-limit"), false)
+func hScript(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -o --output-limit"), false)
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("script", cmd, nil)
 	}
 	return nil
 }
 
-func hScreen(c *call) *stream {
-	p := parseOpts(c.args(), opts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
+func hScreen(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
 	if len(p.rest) > 0 {
 		return c.r.run(p.rest, c.in, c.env)
 	}
 	return nil
 }
 
-func hTmux(c *call) *stream {
+func hTmux(c *shCall) *shStream {
 	args := c.args()
 	for i, a := range args {
 		if !a.known {
@@ -1284,13 +1325,13 @@ func hTmux(c *call) *stream {
 		}
 		switch a.val {
 		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawn-window":
-			p := parseOpts(args[i+1:], opts("-s -n -c -t -e -F -x -y -l -p -b? -f"), false)
+			p := shParseOpts(args[i+1:], shOpts("-s -n -c -t -e -F -x -y -l -p -b? -f"), false)
 			if len(p.ops) > 0 {
-				c.shellText("tmux", joinWords(p.ops), nil)
+				c.shellText("tmux", shJoinWords(p.ops), nil)
 			}
 			return nil
 		case "send-keys", "send":
-			p := parseOpts(args[i+1:], opts("-t -N"), false)
+			p := shParseOpts(args[i+1:], shOpts("-t -N"), false)
 			var keys []sword
 			for _, k := range p.ops {
 				if k.known && (k.val == "Enter" || k.val == "C-m" || k.val == "KPEnter") {
@@ -1299,7 +1340,7 @@ func hTmux(c *call) *stream {
 				keys = append(keys, k)
 			}
 			if len(keys) > 0 {
-				c.shellText("tmux", joinWords(keys), nil)
+				c.shellText("tmux", shJoinWords(keys), nil)
 			}
 			return nil
 		}
@@ -1307,8 +1348,8 @@ func hTmux(c *call) *stream {
 	return nil
 }
 
-func hAt(c *call) *stream {
-	p := parseOpts(c.args(), opts("-f -q -t"), false)
+func hAt(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-f -q -t"), false)
 	if f, ok := p.get("-f"); ok {
 		c.scriptFile("sh", "at", f, nil)
 		return nil
@@ -1317,8 +1358,8 @@ func hAt(c *call) *stream {
 	return nil
 }
 
-func hCrontab(c *call) *stream {
-	p := parseOpts(c.args(), opts("-u -s"), false)
+func hCrontab(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-u -s"), false)
 	for _, w := range p.ops {
 		if w.known && w.val == "-" {
 			continue
@@ -1331,8 +1372,8 @@ func hCrontab(c *call) *stream {
 // hParallel reads GNU parallel: the command is run for each argument
 // after ":::" (a command given as one word is a shell script, as parallel
 // runs it); without ":::" the arguments come from the input.
-func hParallel(c *call) *stream {
-	p := parseOpts(c.args(), opts("-j --jobs -S --sshlogin -a --arg-file --colsep -d --delimiter -I --tmpdir --results --joblog -N --max-args -n --timeout --delay --memfree --load"), true)
+func hParallel(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-j --jobs -S --sshlogin -a --arg-file --colsep -d --delimiter -I --tmpdir --results --joblog -N --max-args -n --timeout --delay --memfree --load"), true)
 	var cmd, items []sword
 	sep := false
 	for _, w := range p.rest {
@@ -1352,7 +1393,7 @@ func hParallel(c *call) *stream {
 	if !sep {
 		if c.in != nil && c.in.kind == sText {
 			for _, f := range strings.Split(strings.TrimRight(c.in.text, "\n"), "\n") {
-				items = append(items, lit(f))
+				items = append(items, shLit(f))
 			}
 		} else {
 			items = []sword{{arg: "(stdin)"}}
@@ -1369,7 +1410,7 @@ func hParallel(c *call) *stream {
 		}
 		return c.filter()
 	}
-	script := joinWords(cmd)
+	script := shJoinWords(cmd)
 	for _, it := range items {
 		if !script.known {
 			c.shellText("parallel", script, nil)
@@ -1383,4 +1424,33 @@ func hParallel(c *call) *stream {
 		c.r.s.shellIn(strings.ReplaceAll(text, "{}", `"$1"`), env)
 	}
 	return c.filter()
+}
+
+var sedCmdRE = regexp.MustCompile(`^(?:[0-9$]+|/(?:[^/\\]|\\.)*/)?(?:,(?:[0-9$]+|/(?:[^/\\]|\\.)*/))?\s*!?\s*([wWe])(?:\s+(.*))?$`)
+
+// sedScript reads the commands of a sed script that act outside the
+// stream: "w FILE" writes a file, "e CMD" runs a command.
+func (c *shCall) sedScript(w sword) {
+	if !w.known {
+		return
+	}
+	for _, line := range strings.FieldsFunc(w.val, func(r rune) bool { return r == '\n' || r == ';' }) {
+		m := sedCmdRE.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		arg := strings.TrimSpace(m[2])
+		switch m[1] {
+		case "w", "W":
+			if arg != "" {
+				c.file(Write, shLit(arg), nil)
+			}
+		case "e":
+			if arg != "" {
+				c.shellText("sed", shLit(arg), nil)
+			} else {
+				c.r.s.unknown(false, "sed runs its input lines as commands")
+			}
+		}
+	}
 }

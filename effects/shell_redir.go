@@ -9,20 +9,23 @@ import (
 
 // fdTarget is what a file descriptor of a command is connected to.
 type fdTarget struct {
-	path string  // a file
-	net  *stream // a /dev/tcp or /dev/udp connection (kind sNet)
-	in   *stream // literal input (here-document, here-string)
+	path   string    // a file
+	append bool      // opened for appending
+	net    *shStream // a /dev/tcp or /dev/udp connection (kind sNet)
+	in     *shStream // literal input (here-document, here-string)
 }
 
 // redirState is what a statement's redirections leave its command with.
 type redirState struct {
-	stdin       *stream
+	stdin       *shStream
 	stdoutTaken bool // the output goes to a file or the network, not down a pipe
-	fds         map[int]fdTarget
+	outPath     string
+	outAppend   bool
+	fds         fdTable
 }
 
-// devNull reports paths that reading or writing does nothing to.
-func devNull(p string) bool {
+// shDevNull reports paths that reading or writing does nothing to.
+func shDevNull(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "-":
 		return true
@@ -30,8 +33,8 @@ func devNull(p string) bool {
 	return strings.HasPrefix(p, "/dev/fd/")
 }
 
-// netPath parses /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT.
-func netPath(p string) (*stream, bool) {
+// shNetPath parses /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT.
+func shNetPath(p string) (*shStream, bool) {
 	var rest string
 	switch {
 	case strings.HasPrefix(p, "/dev/tcp/"):
@@ -42,20 +45,18 @@ func netPath(p string) (*stream, bool) {
 		return nil, false
 	}
 	host, port, _ := strings.Cut(rest, "/")
-	return &stream{kind: sNet, host: host, port: port}, true
+	return &shStream{kind: sNet, host: host, port: port}, true
 }
 
-func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
-	rd := &redirState{stdin: in}
+func (r *sh) redirs(list []*syntax.Redirect, in *shStream) redirState {
+	rd := redirState{stdin: in}
 	if len(list) == 0 && r.fds == nil {
 		return rd
 	}
-	fds := make(map[int]fdTarget, len(r.fds)+2)
-	for k, v := range r.fds {
-		fds[k] = v
-	}
-	var sent []*stream
-	connect := func(ns *stream) {
+	fds := make(fdTable, len(r.fds), len(r.fds)+len(list)+1)
+	copy(fds, r.fds)
+	var sent []*shStream
+	connect := func(ns *shStream) {
 		r.s.add(Effect{Kind: Connect, Host: ns.host, Port: ns.port})
 	}
 	for _, x := range list {
@@ -73,21 +74,21 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 		}
 		switch x.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			fds[def(0)] = fdTarget{in: r.heredoc(x)}
+			fds.set(def(0), fdTarget{in: r.heredoc(x)})
 			continue
 		case syntax.WordHdoc:
 			w := r.joinWord(x.Word)
-			st := &stream{kind: sText, text: w.val + "\n"}
+			st := &shStream{kind: sText, text: w.val + "\n"}
 			if !w.known {
-				st = outputOf("")
+				st = shOutputOf("")
 				if w.out != nil {
 					st = w.out
 				}
 			}
-			fds[def(0)] = fdTarget{in: st}
+			fds.set(def(0), fdTarget{in: st})
 			continue
 		}
-		w := r.joinWord(x.Word)
+		w := r.redirWord(x.Word)
 		switch x.Op {
 		case syntax.DplIn, syntax.DplOut:
 			if w.known {
@@ -96,11 +97,11 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 					if x.Op == syntax.DplIn {
 						d = 0
 					}
-					fds[def(d)] = fds[m]
+					fds.set(def(d), fds.at(m))
 					continue
 				}
 				if w.val == "-" {
-					delete(fds, def(1))
+					fds.del(def(1))
 					continue
 				}
 			}
@@ -110,12 +111,12 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 			continue
 		}
 		p := w.val
-		ns, isNet := netPath(p)
+		ns, isNet := shNetPath(p)
 		if isNet {
 			connect(ns)
 		}
 		target := fdTarget{net: ns}
-		if !isNet && !devNull(p) {
+		if !isNet && !shDevNull(p) {
 			target.path = r.path(p, false)
 		}
 		switch x.Op {
@@ -126,36 +127,41 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 			if w.out != nil {
 				target.in = w.out
 			}
-			fds[def(0)] = target
+			fds.set(def(0), target)
 		case syntax.RdrInOut:
 			if target.path != "" {
 				r.s.add(Effect{Kind: Read, Path: target.path})
 				r.s.add(Effect{Kind: Write, Path: target.path})
 			}
-			fds[def(0)] = target
+			fds.set(def(0), target)
 		case syntax.RdrOut, syntax.RdrClob, syntax.AppOut, syntax.AppClob, syntax.DplOut:
+			target.append = x.Op == syntax.AppOut || x.Op == syntax.AppClob
 			if target.path != "" {
 				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppOut || x.Op == syntax.AppClob})
 			}
 			if x.Op == syntax.DplOut && n < 0 {
-				fds[1], fds[2] = target, target
+				fds.set(1, target)
+				fds.set(2, target)
 			} else {
-				fds[def(1)] = target
+				fds.set(def(1), target)
 			}
 		case syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+			target.append = x.Op == syntax.AppAll || x.Op == syntax.AppAllClob
 			if target.path != "" {
 				r.s.add(Effect{Kind: Write, Path: target.path, Append: x.Op == syntax.AppAll || x.Op == syntax.AppAllClob})
 			}
-			fds[1], fds[2] = target, target
+			fds.set(1, target)
+			fds.set(2, target)
 		}
 	}
 	for _, fd := range []int{1, 2} {
-		t, ok := fds[fd]
+		t, ok := fds.get(fd)
 		if !ok {
 			continue
 		}
 		if fd == 1 {
 			rd.stdoutTaken = true
+			rd.outPath, rd.outAppend = t.path, t.append
 		}
 		if t.net != nil {
 			dup := false
@@ -170,14 +176,14 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 			}
 		}
 	}
-	if t, ok := fds[0]; ok {
+	if t, ok := fds.get(0); ok {
 		switch {
 		case t.in != nil:
 			rd.stdin = t.in
 		case t.net != nil:
 			rd.stdin = t.net
 		case t.path != "":
-			rd.stdin = &stream{kind: sFile, path: t.path}
+			rd.stdin = &shStream{kind: sFile, path: t.path}
 		default:
 			rd.stdin = nil
 		}
@@ -188,7 +194,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *stream) *redirState {
 
 // heredoc returns a here-document's text: literal when its delimiter is
 // quoted, expanded otherwise.
-func (r *sh) heredoc(x *syntax.Redirect) *stream {
+func (r *sh) heredoc(x *syntax.Redirect) *shStream {
 	quoted := false
 	if x.Word != nil {
 		for _, p := range x.Word.Parts {
@@ -203,7 +209,7 @@ func (r *sh) heredoc(x *syntax.Redirect) *stream {
 		}
 	}
 	if x.Hdoc == nil {
-		return &stream{kind: sText}
+		return &shStream{kind: sText}
 	}
 	if quoted {
 		var sb strings.Builder
@@ -212,11 +218,65 @@ func (r *sh) heredoc(x *syntax.Redirect) *stream {
 				sb.WriteString(l.Value)
 			}
 		}
-		return &stream{kind: sText, text: sb.String()}
+		return &shStream{kind: sText, text: sb.String()}
 	}
 	w := r.document(x.Hdoc)
 	if !w.known {
-		return outputOf("")
+		return shOutputOf("")
 	}
-	return &stream{kind: sText, text: w.val}
+	return &shStream{kind: sText, text: w.val}
+}
+
+// redirWord evaluates a redirection target: no field splitting, and a
+// pattern is expanded (through ctx.FS) only when it matches one path, as
+// bash does.
+func (r *sh) redirWord(w *syntax.Word) sword {
+	if r.s.ctx.FS != nil {
+		if ws := r.words([]*syntax.Word{w}, false); len(ws) == 1 && ws[0].known && !ws[0].glob {
+			return ws[0]
+		}
+	}
+	return r.joinWord(w)
+}
+
+// fdTable maps file descriptors to what they are connected to (a slice:
+// a statement has few).
+type fdTable []fdEntry
+
+type fdEntry struct {
+	fd int
+	t  fdTarget
+}
+
+func (f fdTable) get(fd int) (fdTarget, bool) {
+	for _, e := range f {
+		if e.fd == fd {
+			return e.t, true
+		}
+	}
+	return fdTarget{}, false
+}
+
+func (f fdTable) at(fd int) fdTarget {
+	t, _ := f.get(fd)
+	return t
+}
+
+func (f *fdTable) set(fd int, t fdTarget) {
+	for i := range *f {
+		if (*f)[i].fd == fd {
+			(*f)[i].t = t
+			return
+		}
+	}
+	*f = append(*f, fdEntry{fd, t})
+}
+
+func (f *fdTable) del(fd int) {
+	for i := range *f {
+		if (*f)[i].fd == fd {
+			*f = append((*f)[:i], (*f)[i+1:]...)
+			return
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
@@ -12,31 +13,40 @@ import (
 
 // sword is one word of a command after expansion and quote removal.
 type sword struct {
-	arg    string  // as it goes into Argv: the value, or the source text when not known
-	val    string  // the value, when known
-	known  bool    // the whole value is known statically
-	glob   bool    // unquoted glob characters (a pattern, not yet matched)
-	out    *stream // the word is a command or process substitution: its output
-	dyn    bool    // part of the word is a command's output
-	suffix string  // the literal text after the last part not known
-	tree   bool    // a path somewhere under val (find's {})
+	arg    string    // as it goes into Argv: the value, or the source text when not known
+	val    string    // the value, when known
+	known  bool      // the whole value is known statically
+	glob   bool      // unquoted glob characters (a pattern, not yet matched)
+	out    *shStream // the word is a command or process substitution: its output
+	dyn    bool      // part of the word is a command's output
+	suffix string    // the literal text after the last part not known
+	tree   bool      // a path somewhere under val (find's {})
 }
 
-func lit(v string) sword { return sword{arg: v, val: v, known: true} }
+func shLit(v string) sword { return sword{arg: v, val: v, known: true} }
 
 // fieldBuilder accumulates the fields one shell word expands to.
 type fieldBuilder struct {
 	fields  []sword
 	cur     strings.Builder
 	pat     strings.Builder
-	src     strings.Builder
 	known   bool
 	glob    bool
 	dyn     bool
 	started bool // the current field exists (even if empty: quotes)
-	out     *stream
+	out     *shStream
 	nparts  int
 	suffix  strings.Builder
+	r       *sh
+	word    *syntax.Word // printed for Argv when a field is not known
+	srcText string
+}
+
+func (b *fieldBuilder) src() string {
+	if b.srcText == "" {
+		b.srcText = b.r.srcOf(b.word)
+	}
+	return b.srcText
 }
 
 func (b *fieldBuilder) reset() {
@@ -46,7 +56,7 @@ func (b *fieldBuilder) reset() {
 	b.known, b.glob, b.dyn, b.started, b.out, b.nparts = true, false, false, false, nil, 0
 }
 
-func (b *fieldBuilder) end(src string) {
+func (b *fieldBuilder) end() {
 	if !b.started {
 		return
 	}
@@ -57,7 +67,7 @@ func (b *fieldBuilder) end(src string) {
 	if w.known {
 		w.arg = w.val
 	} else {
-		w.arg = src
+		w.arg = b.src()
 		w.val = ""
 	}
 	if w.glob {
@@ -97,7 +107,7 @@ func (b *fieldBuilder) unknownPart(dyn bool) {
 // words expands a command's words: braces, parameters, command
 // substitutions, field splitting, "$@", globs (through ctx.FS when set).
 func (r *sh) words(list []*syntax.Word, split bool) []sword {
-	var out []sword
+	out := make([]sword, 0, len(list))
 	for _, w := range list {
 		if w == nil {
 			continue
@@ -117,7 +127,7 @@ func (r *sh) words(list []*syntax.Word, split bool) []sword {
 		n := 0
 		for bw, err := range expand.BracesSeq(nil, w) {
 			if err != nil || n >= MaxGlobMatches {
-				r.s.unknown(true, "brace expansion of %s gives more than %d words", r.srcOf(w), MaxGlobMatches)
+				r.s.unknown(true, "brace expansion gives more than %d words", MaxGlobMatches)
 				break
 			}
 			n++
@@ -128,7 +138,9 @@ func (r *sh) words(list []*syntax.Word, split bool) []sword {
 }
 
 func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
-	src := r.srcOf(w)
+	if v, ok := plainWord(w); ok {
+		return append(out, shLit(v))
+	}
 	// "$@" and "${@}" alone: one word per positional parameter.
 	if len(w.Parts) == 1 {
 		if dq, ok := w.Parts[0].(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
@@ -137,10 +149,10 @@ func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
 			}
 		}
 	}
-	var b fieldBuilder
+	b := fieldBuilder{r: r, word: w}
 	b.reset()
-	r.parts(&b, w.Parts, false, split, src, true)
-	b.end(src)
+	r.parts(&b, w.Parts, false, split, true)
+	b.end()
 	for _, f := range b.fields {
 		if f.glob && f.known {
 			out = r.glob(out, f)
@@ -151,18 +163,49 @@ func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
 	return out
 }
 
+// plainWord returns the value of a word that needs no expansion: one
+// literal without backslashes, glob characters or a leading tilde, or one
+// single-quoted string (the common case, read without the builders).
+func plainWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		if strings.ContainsAny(p.Value, "\\*?[") || strings.HasPrefix(p.Value, "~") {
+			return "", false
+		}
+		return p.Value, true
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return "", false
+		}
+		return p.Value, true
+	case *syntax.DblQuoted:
+		if len(p.Parts) == 0 {
+			return "", true
+		}
+		if l, ok := p.Parts[0].(*syntax.Lit); ok && len(p.Parts) == 1 && !strings.Contains(l.Value, "\\") {
+			return l.Value, true
+		}
+	}
+	return "", false
+}
+
 // joinWord evaluates a word with no field splitting and no globbing (an
 // assignment's value, a here-string, a redirection target).
 func (r *sh) joinWord(w *syntax.Word) sword {
 	if w == nil {
-		return lit("")
+		return shLit("")
 	}
-	src := r.srcOf(w)
-	var b fieldBuilder
+	if v, ok := plainWord(w); ok {
+		return shLit(v)
+	}
+	b := fieldBuilder{r: r, word: w}
 	b.reset()
-	r.parts(&b, w.Parts, false, false, src, true)
+	r.parts(&b, w.Parts, false, false, true)
 	b.started = true
-	b.end(src)
+	b.end()
 	f := b.fields[0]
 	if f.glob {
 		f.val, f.glob = f.arg, false
@@ -174,20 +217,19 @@ func (r *sh) joinWord(w *syntax.Word) sword {
 // literal).
 func (r *sh) document(w *syntax.Word) sword {
 	if w == nil {
-		return lit("")
+		return shLit("")
 	}
-	src := r.srcOf(w)
-	var b fieldBuilder
+	b := fieldBuilder{r: r, word: w}
 	b.reset()
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
 			b.literal(unescapeDouble(l.Value, false), true)
 			continue
 		}
-		r.parts(&b, []syntax.WordPart{p}, true, false, src, false)
+		r.parts(&b, []syntax.WordPart{p}, true, false, false)
 	}
 	b.started = true
-	b.end(src)
+	b.end()
 	f := b.fields[0]
 	f.glob = false
 	if f.known {
@@ -196,7 +238,7 @@ func (r *sh) document(w *syntax.Word) sword {
 	return f
 }
 
-func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool, src string, first bool) {
+func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool, first bool) {
 	for i, p := range parts {
 		b.nparts++
 		switch p := p.(type) {
@@ -213,13 +255,13 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 		case *syntax.SglQuoted:
 			v := p.Value
 			if p.Dollar {
-				v, _, _ = expand.Format(nil, v, nil)
+				v, _, _ = expandFormat(v, nil)
 				v, _, _ = strings.Cut(v, "\x00")
 			}
 			b.literal(v, true)
 		case *syntax.DblQuoted:
 			b.started = true
-			r.parts(b, p.Parts, true, false, src, false)
+			r.parts(b, p.Parts, true, false, false)
 			b.nparts-- // the quotes themselves are not a part
 		case *syntax.ParamExp:
 			if pe := p; pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && pe.Slice == nil && pe.Repl == nil && !pe.Length && !pe.Excl {
@@ -240,7 +282,7 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 				}
 				for j, a := range vals {
 					if j > 0 {
-						b.end(src)
+						b.end()
 					}
 					if a.known {
 						b.literal(a.val, true)
@@ -255,12 +297,12 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 				b.unknownPart(false)
 				continue
 			}
-			r.expansion(b, v, quoted, split, src)
+			r.expansion(b, v, quoted, split)
 		case *syntax.CmdSubst:
-			var out *stream
+			var out *shStream
 			r.scoped(func() { out = r.stmts(p.Stmts, nil) })
 			if out != nil && out.kind == sText {
-				r.expansion(b, strings.TrimRight(out.text, "\n"), quoted, split, src)
+				r.expansion(b, strings.TrimRight(out.text, "\n"), quoted, split)
 				continue
 			}
 			b.unknownPart(true)
@@ -272,12 +314,12 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 				b.unknownPart(false)
 				continue
 			}
-			b.literal(itoa(n), true)
+			b.literal(shItoa(n), true)
 		case *syntax.ProcSubst:
-			var out *stream
-			in := (*stream)(nil)
+			var out *shStream
+			in := (*shStream)(nil)
 			if p.Op == syntax.CmdOut {
-				in = outputOf("")
+				in = shOutputOf("")
 			}
 			r.scoped(func() { out = r.stmts(p.Stmts, in) })
 			b.literal("/dev/fd/63", true)
@@ -297,30 +339,35 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 
 // expansion adds the value of an unquoted or quoted expansion: unquoted,
 // it is split into fields on blanks (and its glob characters are live).
-func (r *sh) expansion(b *fieldBuilder, v string, quoted, split bool, src string) {
+func (r *sh) expansion(b *fieldBuilder, v string, quoted, split bool) {
 	if quoted || !split {
 		b.literal(v, quoted)
 		return
 	}
-	fields := strings.FieldsFunc(v, func(c rune) bool { return c == ' ' || c == '\t' || c == '\n' })
+	ifs, known := r.lookup("IFS")
+	if !known {
+		b.unknownPart(false)
+		return
+	}
+	isSep := func(c rune) bool { return strings.ContainsRune(ifs, c) }
+	fields := strings.FieldsFunc(v, isSep)
 	if len(fields) == 0 {
 		if v != "" && b.started {
-			b.end(src)
+			b.end()
 		}
 		return
 	}
-	if v[0] == ' ' || v[0] == '\t' || v[0] == '\n' {
-		b.end(src)
+	if isSep(rune(v[0])) {
+		b.end()
 	}
 	for i, f := range fields {
 		if i > 0 {
-			b.end(src)
+			b.end()
 		}
 		r.unquotedLitNoEscape(b, f)
 	}
-	last := v[len(v)-1]
-	if last == ' ' || last == '\t' || last == '\n' {
-		b.end(src)
+	if isSep(rune(v[len(v)-1])) {
+		b.end()
 	}
 }
 
@@ -428,7 +475,7 @@ func (r *sh) lookup(name string) (string, bool) {
 	case "0":
 		return r.name, true
 	case "#":
-		return itoa(len(r.args)), true
+		return shItoa(len(r.args)), true
 	}
 	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' {
 		i := int(name[0] - '1')
@@ -452,6 +499,9 @@ func (r *sh) param(pe *syntax.ParamExp) (string, bool) {
 	if pe.Param == nil {
 		return "", false
 	}
+	if pe.Names != 0 {
+		return "", false // ${!prefix*}: the names of variables
+	}
 	name := pe.Param.Value
 	v, known := r.lookup(name)
 	if pe.Excl && pe.Names == 0 && pe.Index == nil {
@@ -468,7 +518,7 @@ func (r *sh) param(pe *syntax.ParamExp) (string, bool) {
 		if !known {
 			return "", false
 		}
-		return itoa(len([]rune(v))), true
+		return shItoa(len([]rune(v))), true
 	}
 	if pe.Slice != nil {
 		if !known {
@@ -569,7 +619,7 @@ func trimPattern(v, pat string, op syntax.ParExpOperator) (string, bool) {
 		if !strings.ContainsAny(pat, "*?[\\") {
 			return s == pat
 		}
-		ok, err := globMatch(pat, s)
+		ok, err := shGlobMatch(pat, s)
 		return err == nil && ok
 	}
 	n := len(v)
@@ -602,15 +652,17 @@ func trimPattern(v, pat string, op syntax.ParExpOperator) (string, bool) {
 	return v, true
 }
 
-// globMatch matches a shell pattern against a whole string in which "/"
+// shGlobMatch matches a shell pattern against a whole string in which "/"
 // is an ordinary character.
-func globMatch(pat, s string) (bool, error) {
+func shGlobMatch(pat, s string) (bool, error) {
 	re, err := syntaxPatternRegexp(pat)
 	if err != nil {
 		return false, err
 	}
 	return re.MatchString(s), nil
 }
+
+var shPrinterPool = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.Minify(true)) }}
 
 // srcOf prints a word as written (for Argv of words not known and for
 // reasons).
@@ -622,7 +674,10 @@ func (r *sh) srcOf(w *syntax.Word) string {
 		return l
 	}
 	var buf bytes.Buffer
-	if err := syntax.NewPrinter(syntax.Minify(true)).Print(&buf, w); err != nil {
+	pr := shPrinterPool.Get().(*syntax.Printer)
+	err := pr.Print(&buf, w)
+	shPrinterPool.Put(pr)
+	if err != nil {
 		return "?"
 	}
 	s := buf.String()
@@ -666,4 +721,11 @@ func syntaxPatternRegexp(pat string) (*regexp.Regexp, error) {
 		return nil, err
 	}
 	return regexp.Compile(expr)
+}
+
+// expandFormat is expand.Format (printf and $'…' escapes) with a config of
+// its own: given nil, expand modifies one shared config, which races when
+// several actions are read at once.
+func expandFormat(format string, args []string) (string, int, error) {
+	return expand.Format(&expand.Config{}, format, args)
 }
