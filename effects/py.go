@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ const (
 type pyVal struct {
 	k    pyKind
 	s    string
+	pat  string // pyUnknown: the string with its unknown parts as pyHole, "" when none is known
 	list []pyVal
 	obj  *pyObj
 	from string
@@ -50,7 +52,44 @@ type pyObj struct {
 	shellFd    bool   // socket: duplicated onto the standard streams
 }
 
-func pyS(s string) pyVal    { return pyVal{k: pyStr, s: s} }
+func pyS(s string) pyVal { return pyVal{k: pyStr, s: s} }
+
+// pyHole marks a part of a string not known before run time in pyVal.pat.
+const pyHole = "\x00"
+
+// partial returns a string with holes where parts are unknown: the
+// string itself when known, its pattern when partly known.
+func (v pyVal) partial() (string, bool) {
+	if s, ok := v.str(); ok {
+		return s, true
+	}
+	if v.k == pyUnknown && v.pat != "" {
+		return v.pat, true
+	}
+	return pyHole, false
+}
+
+// pyPat builds a partly known string from parts; it is known when no part
+// has a hole.
+func pyPat(parts []pyVal) pyVal {
+	var b strings.Builder
+	known := true
+	var taint pyVal
+	for _, v := range parts {
+		s, ok := v.partial()
+		if !ok || strings.Contains(s, pyHole) {
+			known = false
+		}
+		b.WriteString(s)
+		taint.from += v.from
+		taint.url += v.url
+	}
+	if known {
+		return pyS(b.String())
+	}
+	taint.pat = b.String()
+	return taint
+}
 func pyObjV(o *pyObj) pyVal { return pyVal{k: pyObject, obj: o} }
 func (v pyVal) str() (string, bool) {
 	switch {
@@ -118,6 +157,15 @@ func hasBad(n *pyNode, depth int) bool {
 		}
 	}
 	return false
+}
+
+// noteShellLine notes the program a shell command line starts (its first
+// word) and the shell itself, for reverse-shell recognition.
+func (p *py) noteShellLine(line string) {
+	p.started("sh")
+	if f := strings.Fields(line); len(f) > 0 {
+		p.started(path.Base(f[0]))
+	}
 }
 
 // started notes a program run, when it is one that reads commands (a
@@ -411,19 +459,11 @@ func (p *py) eval(n *pyNode) pyVal {
 	case "string":
 		return p.str(n)
 	case "concatenated_string":
-		out := ""
-		ok := true
+		var parts []pyVal
 		for _, k := range n.namedKids() {
-			v := p.eval(k)
-			if v.k != pyStr {
-				ok = false
-			}
-			out += v.s
+			parts = append(parts, p.eval(k))
 		}
-		if ok {
-			return pyS(out)
-		}
-		return pyVal{}
+		return pyPat(parts)
 	case "integer", "float":
 		return pyS(n.text)
 	case "unary_operator":
@@ -463,6 +503,15 @@ func (p *py) eval(n *pyNode) pyVal {
 		case op == nil:
 		case op.text == "+" && l.k == pyStr && r.k == pyStr:
 			return pyS(l.s + r.s)
+		case op.text == "+" && (l.k == pyStr || l.pat != "" || r.k == pyStr || r.pat != ""):
+			return pyPat([]pyVal{l, r})
+		case op.text == "%" && l.k == pyStr:
+			// "rm -rf %s" % x: the conversions are holes.
+			v := pyPercent.ReplaceAllLiteralString(l.s, pyHole)
+			if v == l.s {
+				return l
+			}
+			return pyVal{pat: v, from: r.from, url: r.url}
 		case op.text == "/":
 			if ls, ok := l.str(); ok && l.k == pyObject {
 				if rs, ok := r.str(); ok {
@@ -525,6 +574,11 @@ func (p *py) eval(n *pyNode) pyVal {
 	return out
 }
 
+var (
+	pyPercent = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
+	pyBraces  = regexp.MustCompile(`\{[^{}]*\}`)
+)
+
 // pyBuiltinModules are names usable without an import that the reader
 // knows calls of.
 var pyBuiltinModules = map[string]bool{"open": true, "exec": true, "eval": true, "compile": true,
@@ -554,6 +608,7 @@ func (p *py) str(n *pyNode) pyVal {
 	raw, fstr := false, false
 	var b strings.Builder
 	ok := true
+	var taint pyVal
 	for _, k := range n.kids {
 		switch k.kind {
 		case "string_start":
@@ -568,15 +623,19 @@ func (p *py) str(n *pyNode) pyVal {
 			}
 		case "interpolation":
 			v := p.eval(k.child("expression"))
-			if s, isStr := v.str(); isStr && fstr {
+			taint.from += v.from
+			taint.url += v.url
+			if s, isStr := v.str(); isStr && fstr && k.child("format_specifier") == nil {
 				b.WriteString(s)
 			} else {
 				ok = false
+				b.WriteString(pyHole)
 			}
 		}
 	}
 	if !ok {
-		return pyVal{}
+		taint.pat = b.String()
+		return taint
 	}
 	return pyS(b.String())
 }
@@ -874,6 +933,13 @@ func (p *py) pathOf(v pyVal, q string, a *pyArgs) (string, bool) {
 		return v.obj.path, true
 	}
 	p.unknownf("%s of a path not known before run time: %s", q, snippet(a.text))
+	// A path known up to a directory still names where the effect is:
+	// the unknown parts are written as "*".
+	if v.k == pyUnknown && (strings.HasPrefix(v.pat, "/") || strings.HasPrefix(v.pat, "~/")) {
+		if r := p.s.resolve(strings.ReplaceAll(v.pat, pyHole, "*")); r != "/*" && r != "/" {
+			return r, true
+		}
+	}
 	return "", false
 }
 
@@ -1070,15 +1136,19 @@ func pyChdir(p *py, q string, a *pyArgs) pyVal {
 
 func pyJoin(p *py, q string, a *pyArgs) pyVal {
 	var parts []string
+	known := true
 	for _, v := range a.pos {
-		s, ok := v.str()
-		if !ok {
-			return pyVal{}
+		s, ok := v.partial()
+		if !ok || strings.Contains(s, pyHole) {
+			known = false
 		}
 		parts = append(parts, s)
 	}
 	if a.splat || len(parts) == 0 {
 		return pyVal{}
+	}
+	if !known {
+		return pyVal{pat: pjoin(parts...)}
 	}
 	return pyS(pjoin(parts...))
 }
@@ -1165,7 +1235,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 				return
 			}
 			unknown = true
-			s = "$AHP_UNKNOWN_ARG"
+			s = pyHole
 		}
 		words[i] = s
 	}
@@ -1175,7 +1245,8 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 	p.started(path.Base(words[0]))
 	line := joinArgv(words)
 	if unknown {
-		line = strings.ReplaceAll(line, "'$AHP_UNKNOWN_ARG'", `"$AHP_UNKNOWN_ARG"`)
+		// An unknown word is a variable the shell reader does not know.
+		line = strings.ReplaceAll(line, "'"+pyHole+"'", `"${AHP_UNKNOWN}"`)
 	}
 	p.s.nested("sh", func() { shellReader(p.s, line) })
 }
@@ -1187,9 +1258,16 @@ func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 			p.add(Effect{Kind: Download, URL: v.url, Host: urlHost(v.url), Into: "sh"})
 		}
 		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
+		if v.pat != "" && !strings.HasPrefix(v.pat, pyHole) {
+			// The known parts are still read: the unknown ones are a
+			// variable the shell reader does not know.
+			line := strings.ReplaceAll(v.pat, pyHole, "${AHP_UNKNOWN}")
+			p.noteShellLine(line)
+			p.s.nested("sh", func() { shellReader(p.s, line) })
+		}
 		return
 	}
-	p.started("sh")
+	p.noteShellLine(v.s)
 	p.s.nested("sh", func() { shellReader(p.s, v.s) })
 }
 
@@ -1760,6 +1838,13 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	if recv.k == pyStr {
 		switch m {
 		case "format", "format_map":
+			if v := pyBraces.ReplaceAllLiteralString(recv.s, pyHole); v != recv.s {
+				taint.pat = v
+			}
+			for _, x := range a.pos {
+				taint.from += x.from
+				taint.url += x.url
+			}
 			return taint
 		case "join":
 			v, _ := a.get(0, "")
