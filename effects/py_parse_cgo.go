@@ -110,6 +110,10 @@ import (
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
 )
 
+// pyMaxTreeDepth is how deeply nested a Python syntax tree may be before
+// the code is an Unknown (limit) effect.
+const pyMaxTreeDepth = 256
+
 // pyParserName names the Python parser of this build in reasons.
 const pyParserName = "tree-sitter-python"
 

@@ -1,11 +1,5 @@
 package effects
 
-import "strings"
-
-// pyMaxTreeDepth is how deeply nested a Python syntax tree may be before
-// the code is an Unknown (limit) effect.
-const pyMaxTreeDepth = 256
-
 // pyNode is a node of a Python syntax tree, copied out of the parser so
 // that the analysis is plain Go: kind is the grammar's node type
 // ("call", "identifier", "string", ...), field the name its parent gives
@@ -32,7 +26,7 @@ func (n *pyNode) child(f string) *pyNode {
 	return nil
 }
 
-// named returns the named children.
+// namedKids returns the named children (comments left out).
 func (n *pyNode) namedKids() []*pyNode {
 	if n == nil {
 		return nil
@@ -44,26 +38,4 @@ func (n *pyNode) namedKids() []*pyNode {
 		}
 	}
 	return out
-}
-
-// dump writes the tree as an S-expression (for tests and debugging).
-func (n *pyNode) dump(b *strings.Builder) {
-	if !n.named {
-		return
-	}
-	b.WriteByte('(')
-	if n.field != "" {
-		b.WriteString(n.field + ":")
-	}
-	b.WriteString(n.kind)
-	if len(n.kids) == 0 {
-		b.WriteString(" " + n.text)
-	}
-	for _, k := range n.kids {
-		if k.named {
-			b.WriteByte(' ')
-			k.dump(b)
-		}
-	}
-	b.WriteByte(')')
 }
