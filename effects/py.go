@@ -125,6 +125,7 @@ type py struct {
 	star    []string // modules imported with "from M import *"
 	sockets []*pyObj
 	ran     []string // programs started, for reverse-shell recognition
+	procs   []string // in a loop over psutil.process_iter(): the processes it picks
 	steps   int
 }
 
@@ -166,6 +167,42 @@ func (p *py) noteShellLine(line string) {
 	if f := strings.Fields(line); len(f) > 0 {
 		p.started(path.Base(f[0]))
 	}
+}
+
+// procNames returns the string literals a loop body compares with (==,
+// !=, in): the names of the processes a loop over every process picks.
+func procNames(body *pyNode) []string {
+	var out []string
+	var walk func(n *pyNode, inCmp bool)
+	walk = func(n *pyNode, inCmp bool) {
+		if n == nil || len(out) >= 16 {
+			return
+		}
+		if n.kind == "comparison_operator" {
+			inCmp = true
+		}
+		if n.kind == "subscript" { // proc.info["name"]: a key, not a name
+			walk(n.child("value"), inCmp)
+			return
+		}
+		if inCmp && n.kind == "string" {
+			var b strings.Builder
+			for _, k := range n.kids {
+				if k.kind == "string_content" {
+					b.WriteString(k.text)
+				}
+			}
+			if w := b.String(); w != "" && !strings.ContainsAny(w, " \t\n") && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+			return
+		}
+		for _, k := range n.kids {
+			walk(k, inCmp)
+		}
+	}
+	walk(body, false)
+	return out
 }
 
 // started notes a program run, when it is one that reads commands (a
@@ -292,12 +329,21 @@ func (p *py) walk(n *pyNode) {
 		it := p.eval(n.child("right"))
 		p.cond++
 		elem := pyVal{from: it.from, url: it.url}
+		prevProcs := p.procs
 		if it.k == pyObject && it.obj.typ == "procs" {
+			// A loop over every process: the names it compares with
+			// are the processes it signals ("sshd" in
+			// `if p.name() == "sshd": p.kill()`); none is every one.
+			p.procs = procNames(n.child("body"))
+			if len(p.procs) == 0 {
+				p.procs = []string{"*"}
+			}
 			elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
 		}
 		p.assign(n.child("left"), elem)
 		p.walk(n.child("body"))
 		p.walk(n.child("alternative"))
+		p.procs = prevProcs
 		p.cond--
 	case "try_statement", "except_clause", "except_group_clause", "match_statement", "case_clause":
 		p.cond++
@@ -1288,7 +1334,17 @@ func pySubprocess(p *py, q string, a *pyArgs) pyVal {
 	}
 	p.streams(a)
 	if in, ok := a.kw["input"]; ok && in.url != "" {
-		p.add(Effect{Kind: Download, URL: in.url, Host: urlHost(in.url), Into: "program"})
+		into := "program"
+		if v.k == pyList && len(v.list) > 0 {
+			if s, ok := v.list[0].str(); ok {
+				into = path.Base(s)
+			}
+		} else if s, ok := v.str(); ok && !sh {
+			into = path.Base(s)
+		} else if sh {
+			into = "sh"
+		}
+		p.add(Effect{Kind: Download, URL: in.url, Host: urlHost(in.url), Into: into})
 	}
 	if ex, ok := a.kw["executable"]; ok {
 		if s, ok := ex.str(); ok && v.k == pyList && len(v.list) > 0 && !sh {
@@ -1676,13 +1732,16 @@ func pyKill(prefix string) pyHandler {
 		if len(a.nodes) > 1 {
 			sn = a.nodes[1]
 		}
-		target := "?"
-		if pid.k == pyStr {
-			target = prefix + pid.s
-		} else {
+		targets := []string{"?"}
+		switch {
+		case pid.k == pyStr:
+			targets = []string{prefix + pid.s}
+		case len(p.procs) > 0:
+			targets = p.procs // in a loop over the processes
+		default:
 			p.unknownf("a signal to a process not known before run time: %s", snippet(a.text))
 		}
-		p.add(Effect{Kind: Signal, Targets: []string{target}, Signal: sigName(sig, sn)})
+		p.add(Effect{Kind: Signal, Targets: targets, Signal: sigName(sig, sn)})
 		return pyVal{}
 	}
 }
@@ -2018,7 +2077,11 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			}
 		}
 		if sig != "" && o.pid != "" {
-			p.add(Effect{Kind: Signal, Targets: []string{o.pid}, Signal: sig})
+			targets := []string{o.pid}
+			if o.pid == "*" && len(p.procs) > 0 {
+				targets = p.procs
+			}
+			p.add(Effect{Kind: Signal, Targets: targets, Signal: sig})
 		}
 		return pyVal{}
 	case "fd":
