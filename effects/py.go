@@ -1301,7 +1301,12 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 	if v.k != pyStr {
 		if v.url != "" {
-			p.add(Effect{Kind: Download, URL: v.url, Host: urlHost(v.url), Into: "sh"})
+			h, pt := urlHostPort(v.url)
+			p.add(Effect{Kind: Download, URL: v.url, Host: h, Port: pt, Into: "sh"})
+			if strings.HasPrefix(v.url, "tcp://") {
+				// Commands read from a socket: their output goes back.
+				p.add(Effect{Kind: Send, URL: v.url, Host: h, Port: pt, Source: "output"})
+			}
 		}
 		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
 		if v.pat != "" && !strings.HasPrefix(v.pat, pyHole) {
@@ -1999,6 +2004,13 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			return pyObjV(&pyObj{typ: "fd", sock: o})
 		case "makefile", "accept", "dup":
 			return recv
+		case "recv", "recvfrom", "recv_into", "read", "readline":
+			// Data from the network: a command run from it is a
+			// download into a shell.
+			if o.host != "" || o.port != "" {
+				return pyVal{url: "tcp://" + o.host + ":" + o.port}
+			}
+			return pyVal{}
 		}
 		return pyVal{}
 	case "session":
