@@ -36,20 +36,24 @@ type scTok struct {
 
 // scanner holds one reading.
 type scanner struct {
-	s           *state
-	lang        string
-	src         string
-	toks        []scTok
-	vars        map[string]scTok
-	conns       []Effect
-	shells      []string
-	dup         bool
-	unknownProc bool
+	s            *state
+	lang         string
+	src          string
+	toks         []scTok
+	vars         map[string]scTok
+	conns        []Effect
+	shells       []string
+	dup          bool
+	unknownProc  bool
+	unterminated bool
 }
 
 func (s *state) scanCode(lang, code string) {
 	sc := &scanner{s: s, lang: lang, src: code, vars: map[string]scTok{}}
 	sc.tokenize()
+	if sc.unterminated {
+		s.unknown(false, "%s: a string or quote that does not end: the code may be read wrong", lang)
+	}
 	sc.read()
 	sc.finish()
 }
@@ -121,6 +125,22 @@ func (sc *scanner) tokenize() {
 			sc.push(scTok{k: k, s: val, known: known || src[i+1] == 'q'}, &nl)
 			i = end
 			continue
+		case c == '/' && sc.lang != "php" && sc.regexStart():
+			// A regular expression literal: skipped, so that quotes in
+			// it do not open strings.
+			i = skipRegex(src, i+1, '/')
+			for i < len(src) && isIdentChar(src[i]) {
+				i++ // flags
+			}
+			sc.push(scTok{k: tkPunct, s: "regex"}, &nl)
+			continue
+		case c == '%' && sc.lang == "ruby" && strings.HasPrefix(src[i:], "%r") && i+2 < len(src) && !isIdentChar(src[i+2]) && src[i+2] != ' ':
+			i = skipRegex(src, i+3, closer(src[i+2]))
+			for i < len(src) && isIdentChar(src[i]) {
+				i++
+			}
+			sc.push(scTok{k: tkPunct, s: "regex"}, &nl)
+			continue
 		case c == '<' && strings.HasPrefix(src[i:], "<<") && sc.lang != "node":
 			if tok, end, ok := sc.heredoc(src, i); ok {
 				sc.push(tok, &nl)
@@ -161,6 +181,34 @@ func (sc *scanner) tokenize() {
 		done:
 			word := src[i:j]
 			// Perl quote-like operators: q qq qw qx with any delimiter.
+			if sc.lang == "perl" && (word == "m" || word == "qr" || word == "s" || word == "tr" || word == "y") {
+				k := j
+				for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
+					k++
+				}
+				if k < len(src) && !isIdentChar(src[k]) && strings.IndexByte(",;=)}>-", src[k]) < 0 && src[k] != ' ' {
+					open := src[k]
+					end := skipRegex(src, k+1, closer(open))
+					if word == "s" || word == "tr" || word == "y" {
+						if open != closer(open) {
+							for end < len(src) && (src[end] == ' ' || src[end] == '\t' || src[end] == '\n') {
+								end++
+							}
+							if end < len(src) {
+								end = skipRegex(src, end+1, closer(src[end]))
+							}
+						} else {
+							end = skipRegex(src, end, open)
+						}
+					}
+					for end < len(src) && isIdentChar(src[end]) {
+						end++
+					}
+					sc.push(scTok{k: tkPunct, s: "regex"}, &nl)
+					i = end
+					continue
+				}
+			}
 			if sc.lang == "perl" && (word == "q" || word == "qq" || word == "qw" || word == "qx") {
 				k := j
 				for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
@@ -184,6 +232,51 @@ func (sc *scanner) tokenize() {
 		sc.push(scTok{k: tkPunct, s: string(c)}, &nl)
 		i++
 	}
+}
+
+// regexStart reports whether a "/" here starts a regular expression
+// rather than a division: at the start, after an operator or an opening
+// bracket, or after a keyword that takes an expression.
+func (sc *scanner) regexStart() bool {
+	if len(sc.toks) == 0 {
+		return true
+	}
+	t := sc.toks[len(sc.toks)-1]
+	switch t.k {
+	case tkPunct:
+		return t.s != ")" && t.s != "]" && t.s != "}" && t.s != "regex"
+	case tkIdent:
+		switch t.s {
+		case "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
+			"yield", "await", "and", "or", "not", "if", "unless", "when", "split", "grep", "map", "join":
+			return true
+		}
+	}
+	return false
+}
+
+// skipRegex returns the index after a regular expression body that ends
+// with end (escapes and, for "/", character classes honoured).
+func skipRegex(src string, i int, end byte) int {
+	class := false
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '\\':
+			i += 2
+			continue
+		case c == '\n' && end == '/':
+			return i // not a regular expression after all: stop at the line
+		case end == '/' && c == '[':
+			class = true
+		case end == '/' && c == ']':
+			class = false
+		case c == end && !class:
+			return i + 1
+		}
+		i++
+	}
+	return len(src)
 }
 
 func at(s string, i int) rune {
@@ -303,6 +396,7 @@ func (sc *scanner) quoted(src string, i int, open, close byte) (string, bool, in
 			i++
 		}
 	}
+	sc.unterminated = true
 	return b.String(), false, len(src)
 }
 
@@ -1093,6 +1187,11 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 		if len(args) > 0 && len(args[0]) > 0 && args[0][0].s != "{" {
 			sc.evalCode(fn, args)
 		}
+	case "fdopen":
+		// STDIN->fdopen($c, r): the standard streams on a handle.
+		if strings.HasPrefix(name, "STDIN") || strings.HasPrefix(name, "STDOUT") || strings.HasPrefix(name, "$~") {
+			sc.dup = true
+		}
 	case "setuid", "POSIX::setuid":
 		sc.add(Effect{Kind: Privilege, Program: "setuid"})
 	}
@@ -1125,6 +1224,10 @@ func (sc *scanner) perlSocketNew(args [][]scTok) {
 	}
 	if h, p, ok := strings.Cut(host, ":"); ok {
 		host, port = h, p
+	}
+	if host == "" && kv["localport"] == "" {
+		// new IO::Socket::INET(PeerAddr, "h:p") without =>.
+		host, port, _ = sc.hostPort(args)
 	}
 	switch {
 	case host != "":

