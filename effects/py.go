@@ -584,6 +584,23 @@ func (p *py) eval(n *pyNode) pyVal {
 		if v.k == pyName && v.s == "sys.modules" && idx.k == pyStr {
 			return pyVal{k: pyName, s: idx.s}
 		}
+		if vn := n.child("value"); vn != nil && pyNamespace(vn) {
+			// globals()["os"], vars(os)["system"], os.__dict__["system"],
+			// __builtins__.__dict__["exec"]: a name looked up by string.
+			if idx.k == pyStr {
+				switch {
+				case strings.HasPrefix(vn.text, "globals") || strings.HasPrefix(vn.text, "locals"):
+					if x, ok := p.scope.get(idx.s); ok {
+						return x
+					}
+					return pyVal{k: pyName, s: idx.s}
+				case v.k == pyName:
+					return pyVal{k: pyName, s: strings.TrimSuffix(v.s, ".__dict__") + "." + idx.s}
+				}
+			}
+			p.unknownf("a name looked up at run time: %s", snippet(n.text))
+			return pyVal{}
+		}
 		if v.k == pyList && idx.k == pyStr {
 			if i, err := strconv.Atoi(idx.s); err == nil && i >= 0 && i < len(v.list) {
 				return v.list[i]
@@ -627,9 +644,9 @@ var (
 
 // pyBuiltinModules are names usable without an import that the reader
 // knows calls of.
-var pyBuiltinModules = map[string]bool{"open": true, "exec": true, "eval": true, "compile": true,
+var pyBuiltinModules = map[string]bool{"open": true, "__builtins__": true, "builtins": true, "exec": true, "eval": true, "compile": true,
 	"__import__": true, "getattr": true, "execfile": true, "input": true, "str": true, "bytes": true,
-	"print": true}
+	"print": true, "vars": true}
 
 func (p *py) starName(name string) string {
 	for _, m := range p.star {
@@ -871,15 +888,34 @@ func (p *py) call(n *pyNode) pyVal {
 	if h, ok := pyCalls[q]; ok {
 		return h(p, q, a)
 	}
+	// A module reached through another (subprocess.os.system,
+	// shutil.os.remove): the same function.
+	for i := strings.IndexByte(q, '.'); i >= 0; {
+		if h, ok := pyCalls[q[i+1:]]; ok {
+			return h(p, q[i+1:], a)
+		}
+		j := strings.IndexByte(q[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
 	if strings.HasPrefix(q, "ctypes.") || strings.HasPrefix(q, "cffi.") {
 		p.unknownf("native code through %s: %s", q, snippet(a.text))
 	}
 	return pyVal{}
 }
 
+// pyNamespace reports whether an expression is a namespace looked up by
+// string: globals(), locals(), vars(x), x.__dict__.
+func pyNamespace(n *pyNode) bool {
+	t := strings.Join(strings.Fields(n.text), "")
+	return t == "globals()" || t == "locals()" || strings.HasPrefix(t, "vars(") || strings.HasSuffix(t, ".__dict__")
+}
+
 // pyCanon maps aliases of the same function to one name.
 func pyCanon(q string) string {
-	for _, r := range [...][2]string{{"posix.", "os."}, {"builtins.", ""}, {"__builtin__.", ""},
+	for _, r := range [...][2]string{{"posix.", "os."}, {"builtins.", ""}, {"__builtin__.", ""}, {"__builtins__.", ""},
 		{"io.open", "open"}, {"codecs.open", "open"}, {"urllib2.", "urllib.request."},
 		{"urllib.urlopen", "urllib.request.urlopen"}, {"urllib.urlretrieve", "urllib.request.urlretrieve"},
 		{"httplib.", "http.client."}, {"commands.", "subprocess."}, {"httpx.", "requests."},
@@ -952,7 +988,7 @@ func init() {
 		"base64.b32decode": pyDecode("base32"), "bytes.fromhex": pyDecode("hex"),
 		"binascii.unhexlify": pyDecode("hex"), "binascii.a2b_hex": pyDecode("hex"),
 		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque,
-		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst,
+		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -1801,6 +1837,14 @@ func pyImport(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{k: pyName, s: v.s}
 	}
 	p.unknownf("%s of a module not known before run time: %s", q, snippet(a.text))
+	return pyVal{}
+}
+
+// pyVars returns the module vars(m) is the namespace of.
+func pyVars(p *py, q string, a *pyArgs) pyVal {
+	if v, ok := a.get(0, ""); ok && v.k == pyName {
+		return v
+	}
 	return pyVal{}
 }
 
