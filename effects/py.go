@@ -903,7 +903,35 @@ func (p *py) call(n *pyNode) pyVal {
 	if strings.HasPrefix(q, "ctypes.") || strings.HasPrefix(q, "cffi.") {
 		p.unknownf("native code through %s: %s", q, snippet(a.text))
 	}
-	return pyVal{}
+	return a.taint()
+}
+
+// taint is what a call the reader does not know returns: data derived
+// from its arguments (base64.b64encode(open(f).read()) is still f's
+// content).
+func (a *pyArgs) taint() pyVal {
+	var t pyVal
+	add := func(v pyVal) {
+		if v.from != "" && !strings.Contains(t.from, v.from) {
+			t.from += v.from
+		}
+		if v.url != "" && !strings.Contains(t.url, v.url) {
+			t.url += v.url
+		}
+		if v.k == pyObject && v.obj.typ == "file" && !strings.Contains(t.from, v.obj.path) {
+			t.from += v.obj.path
+		}
+	}
+	for _, v := range a.pos {
+		add(v)
+		for _, e := range v.list {
+			add(e)
+		}
+	}
+	for _, v := range a.kw {
+		add(v)
+	}
+	return t
 }
 
 // pyNamespace reports whether an expression is a namespace looked up by
@@ -988,7 +1016,11 @@ func init() {
 		"base64.b32decode": pyDecode("base32"), "bytes.fromhex": pyDecode("hex"),
 		"binascii.unhexlify": pyDecode("hex"), "binascii.a2b_hex": pyDecode("hex"),
 		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque,
-		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars,
+		"shutil.unpack_archive": pyUnpack, "shutil.make_archive": pyMakeArchive,
+		"tarfile.open": pyArchive, "zipfile.ZipFile": pyArchive, "webbrowser.open": pyBrowse,
+		"socket.gethostbyname": pyDNS, "socket.getaddrinfo": pyDNS, "socket.gethostbyname_ex": pyDNS,
+		"paramiko.SSHClient": pySSHClient,
+		"zlib.decompress":    pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -1840,6 +1872,101 @@ func pyImport(p *py, q string, a *pyArgs) pyVal {
 	return pyVal{}
 }
 
+// pyUnpack: shutil.unpack_archive(src, dst) reads src and writes the tree
+// under dst (the agent's directory by default).
+func pyUnpack(p *py, q string, a *pyArgs) pyVal {
+	src, _ := a.get(0, "filename")
+	if sp, ok := p.pathOf(src, q, a); ok {
+		p.add(Effect{Kind: Read, Path: sp})
+	}
+	dst, ok := a.get(1, "extract_dir")
+	if !ok {
+		dst = pyS(".")
+	}
+	if dp, ok := p.pathOf(dst, q, a); ok {
+		p.add(Effect{Kind: Write, Path: dp, Recursive: true})
+	}
+	return pyVal{}
+}
+
+// pyMakeArchive: shutil.make_archive(base, fmt, root_dir) reads root_dir
+// (the agent's directory by default) and writes base.<fmt>.
+func pyMakeArchive(p *py, q string, a *pyArgs) pyVal {
+	root, ok := a.get(2, "root_dir")
+	if !ok {
+		root = pyS(".")
+	}
+	if rp, ok := p.pathOf(root, q, a); ok {
+		p.add(Effect{Kind: Read, Path: rp, Recursive: true})
+	}
+	base, _ := a.get(0, "base_name")
+	if bp, ok := p.pathOf(base, q, a); ok {
+		p.add(Effect{Kind: Write, Path: bp + ".*"})
+		return pyVal{from: resolvedStr(p, root)}
+	}
+	return pyVal{}
+}
+
+// resolvedStr returns the resolved path a string value names, "" if none.
+func resolvedStr(p *py, v pyVal) string {
+	if s, ok := v.str(); ok {
+		return p.s.resolve(s)
+	}
+	return ""
+}
+
+// pyArchive: tarfile.open(p) / zipfile.ZipFile(p) reads or writes p (by
+// its mode); extractall on it writes a tree (pathMethod "archive").
+func pyArchive(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "name")
+	if _, ok := a.kw["file"]; ok {
+		v = a.kw["file"]
+	}
+	path, ok := p.pathOf(v, q, a)
+	if !ok {
+		return pyObjV(&pyObj{typ: "archive"})
+	}
+	mode := "r"
+	if m, ok := a.get(1, "mode"); ok {
+		mode = valText(m, "w")
+	}
+	if strings.ContainsAny(mode, "wax") {
+		p.add(Effect{Kind: Write, Path: path})
+	} else {
+		p.add(Effect{Kind: Read, Path: path})
+	}
+	return pyObjV(&pyObj{typ: "archive", path: path})
+}
+
+func pyBrowse(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "url")
+	if u, ok := v.str(); ok && strings.Contains(u, "://") {
+		h, pt := urlHostPort(u)
+		p.add(Effect{Kind: Connect, URL: u, Host: h, Port: pt})
+	}
+	return pyVal{}
+}
+
+// pyDNS: a name lookup carries the name to the resolver; a name built from
+// local data sends that data (DNS exfiltration).
+func pyDNS(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "host")
+	if v.k == pyStr || (v.from == "" && v.pat == "") {
+		return pyVal{}
+	}
+	host := strings.ReplaceAll(v.pat, pyHole, "*")
+	src := v.from
+	if src == "" {
+		src = "data"
+	}
+	p.add(Effect{Kind: Send, Host: host, Port: "53", Source: src})
+	return pyVal{}
+}
+
+// pySSHClient: paramiko's client; connect(host) is a Connect to port 22,
+// exec_command(cmd) a command on that host.
+func pySSHClient(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "ssh"}) }
+
 // pyVars returns the module vars(m) is the namespace of.
 func pyVars(p *py, q string, a *pyArgs) pyVal {
 	if v, ok := a.get(0, ""); ok && v.k == pyName {
@@ -2141,6 +2268,56 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 		}
 		return pyVal{}
 	case "fd":
+		return pyVal{}
+	case "archive":
+		switch m {
+		case "extractall", "extract":
+			d, ok := a.get(0, "path")
+			if m == "extract" {
+				d, ok = a.get(1, "path")
+			}
+			if !ok {
+				d = pyS(".")
+			}
+			if dp, ok := p.pathOf(d, "extractall", a); ok {
+				p.add(Effect{Kind: Write, Path: dp, Recursive: true})
+			}
+		case "add", "write":
+			v, _ := a.get(0, "name")
+			if sp, ok := p.pathOf(v, m, a); ok {
+				p.add(Effect{Kind: Read, Path: sp, Recursive: m == "add"})
+			}
+		}
+		return pyVal{}
+	case "ssh":
+		switch m {
+		case "connect":
+			h, _ := a.get(0, "hostname")
+			hs, ok := h.str()
+			if !ok {
+				p.unknownf("an SSH connection to a host not known before run time: %s", snippet(a.text))
+				hs = "?"
+			}
+			port := "22"
+			if pt, ok := a.get(1, "port"); ok && pt.k == pyStr {
+				port = pt.s
+			}
+			o.host, o.port = hs, port
+			p.add(Effect{Kind: Connect, Host: hs, Port: port})
+		case "exec_command":
+			v, _ := a.get(0, "command")
+			if cmd, ok := v.str(); ok {
+				before := len(p.s.out)
+				p.s.nested("sh", func() { shellReader(p.s, cmd) })
+				for i := before; i < len(p.s.out); i++ {
+					if p.s.out[i].Remote == "" {
+						p.s.out[i].Remote = o.host // the command runs there
+					}
+				}
+			} else {
+				p.unknownf("an SSH command not known before run time: %s", snippet(a.text))
+			}
+		}
 		return pyVal{}
 	}
 	return taint
