@@ -129,6 +129,10 @@ type py struct {
 	steps   int
 }
 
+// pyMaxUnroll is the longest literal list a loop body is read once per
+// element of.
+const pyMaxUnroll = 8
+
 // pyMaxSteps bounds the nodes one reading visits (a limit Unknown past it).
 const pyMaxSteps = 200000
 
@@ -340,8 +344,16 @@ func (p *py) walk(n *pyNode) {
 			}
 			elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
 		}
-		p.assign(n.child("left"), elem)
-		p.walk(n.child("body"))
+		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll && len(p.procs) == len(prevProcs) {
+			// A loop over a short known list: the body once per element.
+			for _, e := range it.list {
+				p.bind(n.child("left"), e)
+				p.walk(n.child("body"))
+			}
+		} else {
+			p.assign(n.child("left"), elem)
+			p.walk(n.child("body"))
+		}
 		p.walk(n.child("alternative"))
 		p.procs = prevProcs
 		p.cond--
@@ -454,6 +466,15 @@ func (p *py) stmtOrExpr(n *pyNode) {
 	default:
 		p.eval(n)
 	}
+}
+
+// bind assigns a loop variable its element: each pass of an unrolled loop
+// runs with that value, whatever branch the loop is in.
+func (p *py) bind(t *pyNode, v pyVal) {
+	saved := p.cond
+	p.cond = 0
+	p.assign(t, v)
+	p.cond = saved
 }
 
 // assign binds a target (a name, or a tuple of names) to a value.
@@ -626,6 +647,8 @@ func (p *py) eval(n *pyNode) pyVal {
 	case "lambda":
 		p.cond++
 		defer func() { p.cond-- }()
+	case "list_comprehension", "generator_expression", "set_comprehension", "dictionary_comprehension":
+		return p.comprehension(n)
 	}
 	// Anything else: read the calls inside it, the value is not known.
 	var out pyVal
@@ -641,6 +664,52 @@ var (
 	pyPercent = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
 	pyBraces  = regexp.MustCompile(`\{[^{}]*\}`)
 )
+
+// comprehension reads [body for x in it if cond]: the body once per
+// element of a short known list, else once with x unknown.
+func (p *py) comprehension(n *pyNode) pyVal {
+	outer := p.scope
+	p.scope = &pyScope{vars: map[string]pyVal{}, parent: outer}
+	p.cond++
+	defer func() { p.scope = outer; p.cond-- }()
+	var body *pyNode
+	var clauses []*pyNode
+	for _, k := range n.namedKids() {
+		switch {
+		case k.field == "body":
+			body = k
+		case k.kind == "for_in_clause" || k.kind == "if_clause":
+			clauses = append(clauses, k)
+		}
+	}
+	var run func(i int)
+	run = func(i int) {
+		if i == len(clauses) {
+			p.eval(body)
+			return
+		}
+		c := clauses[i]
+		if c.kind == "if_clause" {
+			for _, k := range c.namedKids() {
+				p.eval(k)
+			}
+			run(i + 1)
+			return
+		}
+		it := p.eval(c.child("right"))
+		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll {
+			for _, e := range it.list {
+				p.bind(c.child("left"), e)
+				run(i + 1)
+			}
+			return
+		}
+		p.assign(c.child("left"), pyVal{from: it.from, url: it.url})
+		run(i + 1)
+	}
+	run(0)
+	return pyVal{}
+}
 
 // pyBuiltinModules are names usable without an import that the reader
 // knows calls of.
@@ -787,6 +856,8 @@ func (p *py) attr(n *pyNode) pyVal {
 			return pyObjV(&pyObj{typ: "path", path: path.Dir(obj.obj.path)})
 		case "name":
 			return pyS(path.Base(obj.obj.path))
+		case "path":
+			return pyS(obj.obj.path)
 		}
 	case obj.k == pyObject && obj.obj.typ == "response":
 		return pyVal{url: obj.obj.url}
@@ -1132,9 +1203,25 @@ func pyPathOp(k Kind, recursive bool) pyHandler {
 				v, _ = a.get(0, "pathname")
 			}
 		}
-		if path, ok := p.pathOf(v, q, a); ok {
-			r := recursive || strings.Contains(path, "**")
-			p.add(Effect{Kind: k, Path: path, Recursive: r})
+		path, ok := p.pathOf(v, q, a)
+		if !ok {
+			return pyVal{}
+		}
+		r := recursive || strings.Contains(path, "**")
+		p.add(Effect{Kind: k, Path: path, Recursive: r})
+		// What a listing returns, as patterns: a loop over it acts on
+		// every match ("for f in glob.glob('*.tmp'): os.remove(f)" deletes
+		// /w/*.tmp).
+		switch q {
+		case "glob.glob", "glob.iglob":
+			return pyVal{k: pyList, list: []pyVal{pyS(path)}}
+		case "os.listdir":
+			return pyVal{k: pyList, list: []pyVal{pyS("*")}}
+		case "os.scandir":
+			return pyVal{k: pyList, list: []pyVal{pyObjV(&pyObj{typ: "path", path: pjoin(path, "*")})}}
+		case "os.walk":
+			all := pyVal{k: pyList, list: []pyVal{pyS("*")}}
+			return pyVal{k: pyList, list: []pyVal{{k: pyList, list: []pyVal{pyS(pjoin(path, "**")), all, all}}}}
 		}
 		return pyVal{}
 	}
@@ -2413,6 +2500,14 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 	case "iterdir", "glob", "rglob":
 		if pth, ok := at(); ok {
 			p.add(Effect{Kind: Read, Path: pth, Recursive: m == "rglob"})
+			pat := "*"
+			if v, ok := a.get(0, "pattern"); ok && m != "iterdir" {
+				pat = valText(v, "*")
+			}
+			if m == "rglob" {
+				pat = "**/" + pat
+			}
+			return pyVal{k: pyList, list: []pyVal{pyObjV(&pyObj{typ: "path", path: pjoin(pth, pat)})}}
 		}
 	}
 	return pyVal{}
