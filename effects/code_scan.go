@@ -321,14 +321,18 @@ func (sc *scanner) quoted(src string, i int, open, close byte) (string, bool, in
 	var b strings.Builder
 	known := true
 	depth := 0
-	interp := open != '\''
+	// Escapes are decoded in every JavaScript string and in the other
+	// languages' double-quoted ones; variables are interpolated in
+	// JavaScript template literals and the others' double-quoted strings.
+	escapes := open != '\'' || sc.lang == "node"
+	interp := open != '\'' && (sc.lang != "node" || open == '`')
 	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == '\\' && i+1 < len(src):
 			e := src[i+1]
 			i += 2
-			if !interp {
+			if !escapes {
 				if e != close && e != '\\' {
 					b.WriteByte('\\')
 				}
@@ -340,6 +344,22 @@ func (sc *scanner) quoted(src string, i int, open, close byte) (string, bool, in
 				b.WriteByte('\n')
 			case 't':
 				b.WriteByte('\t')
+			case 'u':
+				// \uXXXX and \u{X...} (JavaScript, Ruby, PHP).
+				hexs, next := "", i
+				if next < len(src) && src[next] == '{' {
+					if k := strings.IndexByte(src[next:], '}'); k > 0 {
+						hexs, next = src[next+1:next+k], next+k+1
+					}
+				} else if next+4 <= len(src) {
+					hexs, next = src[next:next+4], next+4
+				}
+				if v, err := strconv.ParseUint(hexs, 16, 32); err == nil && hexs != "" && sc.lang != "perl" {
+					b.WriteRune(rune(v))
+					i = next
+				} else {
+					b.WriteString(`\u`)
+				}
 			case 'x':
 				j := i
 				for j < len(src) && j < i+2 && strings.IndexByte("0123456789abcdefABCDEF", src[j]) >= 0 {
@@ -504,6 +524,17 @@ func (sc *scanner) read() {
 		case tkCmd:
 			sc.shellCmd(tok, "command quote")
 			continue
+		case tkStr:
+			// obj["exec"](...): a method named by a string.
+			if tok.known && i+2 < len(t) && t[i+1].s == "]" && t[i+2].s == "(" && i > 0 && t[i-1].s == "[" {
+				args, _ := sc.callArgs(i + 2)
+				name := tok.s
+				if i > 1 && t[i-2].k == tkIdent {
+					name = t[i-2].s + "." + tok.s
+				}
+				sc.call(name, args, i)
+			}
+			continue
 		case tkIdent:
 		default:
 			continue
@@ -518,6 +549,10 @@ func (sc *scanner) read() {
 			continue
 		}
 		name := tok.s
+		if v, ok := sc.vars[scVarName(name)]; ok && v.known && i+1 < len(t) && t[i+1].s == "(" {
+			// $f = "system"; $f("id"): a function named by a variable.
+			name = v.s
+		}
 		args, _ := sc.callArgs(i + 1)
 		sc.call(name, args, i)
 	}

@@ -198,6 +198,9 @@ for e in os.scandir("/srv"):
 	{"python", `import os; os.__dict__["system"]("id")`, []string{"sh: id"}},
 	{"python", `import sys, os; sys.modules["os"].system("id")`, []string{"sh: id"}},
 	{"python", `handlers[name](arg)`, []string{"unknown"}},
+	{"python", "ｅｘｅｃ(\"import os; os.remove('/etc/passwd')\")", []string{"delete /etc/passwd"}},
+	{"python", "import ｏｓ\nｏｓ.ｓｙｓｔｅｍ(\"id\")", []string{"sh: id"}},
+	{"python", "from ｓｈｕｔｉｌ import ｒｍｔｒｅｅ as ｒ\nｒ('/')", []string{"delete -r /"}},
 	{"python", `import subprocess; subprocess.os.system("id")`, []string{"sh: id"}},
 	{"python", `import shutil; shutil.os.remove("/etc/passwd")`, []string{"delete /etc/passwd"}},
 	{"python", `__builtins__.exec("import os; os.system('id')")`, []string{"sh: id"}},
@@ -342,6 +345,9 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"node", `/"/; require("child_process").exec("rm -rf /"); //"`, []string{"sh: rm -rf /"}},
 	{"node", `let a = b / c; let d = e / f; require("child_process").exec("id")`, []string{"sh: id"}},
 	{"node", `const s = "unterminated; require("child_process").exec(x)`, []string{"unknown"}},
+	{"node", `require("child_process")["exec"]("rm -rf /")`, []string{"sh: rm -rf /"}},
+	{"node", `const cp = require('child_process'); cp['\u0065xecSync']('reboot')`, []string{"sh: reboot"}},
+	{"node", `require('fs').unlinkSync('\u002fetc\u002fpasswd')`, []string{"delete /etc/passwd"}},
 	{"node", `console.log(1 + 2)`, nil},
 	{"node", `const x = "rm -rf /"; console.log(x)`, nil},
 
@@ -413,6 +419,8 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"php", `system($_GET["c"]);`, []string{"unknown"}},
 	{"php", `eval(base64_decode($x));`, []string{"unknown"}},
 	{"php", `posix_kill(1, 9);`, []string{"signal KILL 1"}},
+	{"php", `$f = "system"; $f("id");`, []string{"sh: id"}},
+	{"php", `$f = "unlink"; $f("/etc/passwd");`, []string{"delete /etc/passwd"}},
 	{"php", `echo "hello";`, nil},
 
 	// Shell through code, and languages not read.

@@ -1008,7 +1008,7 @@ func (a *pyArgs) taint() pyVal {
 // pyNamespace reports whether an expression is a namespace looked up by
 // string: globals(), locals(), vars(x), x.__dict__.
 func pyNamespace(n *pyNode) bool {
-	t := strings.Join(strings.Fields(n.text), "")
+	t := pyIdent(strings.Join(strings.Fields(n.text), ""))
 	return t == "globals()" || t == "locals()" || strings.HasPrefix(t, "vars(") || strings.HasSuffix(t, ".__dict__")
 }
 

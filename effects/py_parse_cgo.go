@@ -212,6 +212,9 @@ func parsePython(src []byte) (*pyNode, string) {
 		if start, end := int(r.start), int(r.end); start <= end && end <= len(text) {
 			nd.text = text[start:end] // a substring: no copy
 		}
+		if nd.kind == "identifier" || nd.kind == "dotted_name" {
+			nd.text = pyIdent(nd.text)
+		}
 		d := int(r.depth)
 		if d > len(stack) {
 			return nil, "the Python parser returned a malformed tree"

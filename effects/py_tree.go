@@ -1,5 +1,18 @@
 package effects
 
+import "golang.org/x/text/unicode/norm"
+
+// pyIdent is an identifier as Python reads it: NFKC-normalised (PEP 3131),
+// so that "ｅｘｅｃ" is exec.
+func pyIdent(t string) string {
+	for i := 0; i < len(t); i++ {
+		if t[i] >= 0x80 {
+			return norm.NFKC.String(t)
+		}
+	}
+	return t
+}
+
 // pyNode is a node of a Python syntax tree, copied out of the parser so
 // that the analysis is plain Go: kind is the grammar's node type
 // ("call", "identifier", "string", ...), field the name its parent gives
