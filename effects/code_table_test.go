@@ -198,6 +198,8 @@ for e in os.scandir("/srv"):
 	{"python", `import os; os.__dict__["system"]("id")`, []string{"sh: id"}},
 	{"python", `import sys, os; sys.modules["os"].system("id")`, []string{"sh: id"}},
 	{"python", `handlers[name](arg)`, []string{"unknown"}},
+	{"python", `import os; eval("o" + "s").system("id")`, []string{"sh: id"}},
+	{"python", `eval("__import__")("os").system("id")`, []string{"sh: id"}},
 	{"python", "ｅｘｅｃ(\"import os; os.remove('/etc/passwd')\")", []string{"delete /etc/passwd"}},
 	{"python", "import ｏｓ\nｏｓ.ｓｙｓｔｅｍ(\"id\")", []string{"sh: id"}},
 	{"python", "from ｓｈｕｔｉｌ import ｒｍｔｒｅｅ as ｒ\nｒ('/')", []string{"delete -r /"}},

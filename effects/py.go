@@ -661,8 +661,9 @@ func (p *py) eval(n *pyNode) pyVal {
 }
 
 var (
-	pyPercent = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
-	pyBraces  = regexp.MustCompile(`\{[^{}]*\}`)
+	pyDottedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	pyPercent    = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
+	pyBraces     = regexp.MustCompile(`\{[^{}]*\}`)
 )
 
 // comprehension reads [body for x in it if cond]: the body once per
@@ -1929,7 +1930,21 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "source")
 	if v.k == pyStr {
 		if q == "eval" && !strings.ContainsAny(v.s, "(") {
-			return pyVal{} // a literal expression with no call
+			// A literal expression with no call: eval("os") is the
+			// module os.
+			if name := strings.TrimSpace(v.s); pyDottedName.MatchString(name) {
+				first, rest, _ := strings.Cut(name, ".")
+				if x, ok := p.scope.get(first); ok && x.k == pyName {
+					if rest != "" {
+						return pyVal{k: pyName, s: x.s + "." + rest}
+					}
+					return x
+				}
+				if pyBuiltinModules[first] {
+					return pyVal{k: pyName, s: name}
+				}
+			}
+			return pyVal{}
 		}
 		p.s.nested("python", func() { p.s.python(v.s) })
 		return pyVal{}
