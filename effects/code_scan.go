@@ -532,7 +532,7 @@ func (sc *scanner) read() {
 				if i > 1 && t[i-2].k == tkIdent {
 					name = t[i-2].s + "." + tok.s
 				}
-				sc.call(name, args, i)
+				sc.call(name, args)
 			}
 			continue
 		case tkIdent:
@@ -554,7 +554,7 @@ func (sc *scanner) read() {
 			name = v.s
 		}
 		args, _ := sc.callArgs(i + 1)
-		sc.call(name, args, i)
+		sc.call(name, args)
 	}
 }
 
@@ -905,7 +905,7 @@ func last(name string) string {
 }
 
 // call reads one call by its name.
-func (sc *scanner) call(name string, args [][]scTok, i int) {
+func (sc *scanner) call(name string, args [][]scTok) {
 	switch sc.lang {
 	case "node":
 		sc.node(name, args)
@@ -1151,7 +1151,7 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 	case "open", "sysopen":
 		sc.perlOpen(args)
 	case "unlink", "rmdir":
-		sc.fileOp(Delete, fn, skipFirstIfHandle(args, false), false)
+		sc.fileOp(Delete, fn, args, false)
 	case "rmtree", "remove_tree":
 		sc.fileOp(Delete, fn, args, true)
 	case "mkdir", "make_path", "mkpath":
@@ -1273,8 +1273,6 @@ func (sc *scanner) perlSocketNew(args [][]scTok) {
 		sc.unknownf("a socket to an address not known before run time: %s", argText(args))
 	}
 }
-
-func skipFirstIfHandle(args [][]scTok, _ bool) [][]scTok { return args }
 
 // perlOpen reads open(FH, MODE, PATH) and the two-argument open(FH,
 // ">path"), pipes included.

@@ -804,7 +804,7 @@ func pyUnescape(t string) string {
 			b.WriteByte(e)
 		case '\n':
 		case 'x':
-			if i+2 < len(t)+0 && i+2 <= len(t)-1 {
+			if i+2 < len(t) {
 				if v, err := strconv.ParseUint(t[i+1:i+3], 16, 8); err == nil {
 					b.WriteByte(byte(v))
 					i += 2
@@ -1387,8 +1387,6 @@ func pyGetenv(p *py, q string, a *pyArgs) pyVal {
 			return r
 		}
 	}
-	d, _ := a.get(1, "default")
-	_ = d
 	return pyVal{}
 }
 
@@ -2337,7 +2335,6 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	case "conn":
 		switch m {
 		case "request", "putrequest":
-			meth, _ := a.get(0, "method")
 			u, _ := a.get(1, "url")
 			url := ""
 			if s, ok := u.str(); ok {
@@ -2348,8 +2345,6 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			}
 			if body, ok := a.get(2, "body"); ok {
 				p.add(Effect{Kind: Send, Host: o.host, Port: o.port, URL: url, Source: source(body)})
-			} else if meth.k != pyStr || meth.s == "POST" || meth.s == "PUT" {
-				_ = meth
 			}
 		case "send":
 			v, _ := a.get(0, "")
