@@ -46,6 +46,7 @@ type scanner struct {
 	dup          bool
 	unknownProc  bool
 	unterminated bool
+	mods         map[string]bool // Node: the modules loaded (see modules)
 }
 
 func (s *state) scanCode(lang, code string) {
@@ -950,11 +951,7 @@ func (sc *scanner) litOr(arg []scTok, dflt string) string {
 
 func (sc *scanner) node(name string, args [][]scTok) {
 	fn := last(name)
-	uses := func(mod string) bool {
-		return strings.Contains(sc.src, "'"+mod+"'") || strings.Contains(sc.src, "\""+mod+"\"") ||
-			strings.Contains(sc.src, "'node:"+mod+"'") || strings.Contains(sc.src, "\"node:"+mod+"\"") ||
-			strings.Contains(sc.src, "`"+mod+"`")
-	}
+	uses := func(mod string) bool { return sc.modules()[mod] }
 	switch fn {
 	case "exec", "execSync":
 		if uses("child_process") {
@@ -1042,6 +1039,31 @@ func (sc *scanner) node(name string, args [][]scTok) {
 		}
 		sc.fsOp(fn, k, args)
 	}
+}
+
+// modules returns the Node modules the code loads: the literal values
+// (concatenations included) given to require() and import, and any string
+// naming one of the modules the reader knows.
+func (sc *scanner) modules() map[string]bool {
+	if sc.mods != nil {
+		return sc.mods
+	}
+	sc.mods = map[string]bool{}
+	for i, t := range sc.toks {
+		if t.k == tkIdent && (t.s == "require" || t.s == "import" || t.s == "from") && i+1 < len(sc.toks) {
+			j := i + 1
+			if sc.toks[j].s == "(" {
+				j++
+			}
+			if v, n := sc.expr(sc.toks[j:]); n > 0 {
+				sc.mods[strings.TrimPrefix(v.s, "node:")] = true
+			}
+		}
+		if t.k == tkStr && t.known {
+			sc.mods[strings.TrimPrefix(t.s, "node:")] = true
+		}
+	}
+	return sc.mods
 }
 
 // dataSource says what a request body sends: the path of a file read in

@@ -363,6 +363,8 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"node", `require("child_process")["exec"]("rm -rf /")`, []string{"sh: rm -rf /"}},
 	{"node", `const cp = require('child_process'); cp['\u0065xecSync']('reboot')`, []string{"sh: reboot"}},
 	{"node", `require('fs').unlinkSync('\u002fetc\u002fpasswd')`, []string{"delete /etc/passwd"}},
+	{"node", `const cp = require("child" + "_process"); cp.exec("rm -rf /")`, []string{"sh: rm -rf /"}},
+	{"node", `const m = "child_process"; require(m).execSync("id")`, []string{"sh: id"}},
 	{"node", `console.log(1 + 2)`, nil},
 	{"node", `const x = "rm -rf /"; console.log(x)`, nil},
 
