@@ -626,6 +626,12 @@ func (p *py) eval(n *pyNode) pyVal {
 			p.unknownf("a name looked up at run time: %s", snippet(n.text))
 			return pyVal{}
 		}
+		if sub := n.child("subscript"); v.k == pyStr && sub != nil && sub.kind == "slice" &&
+			strings.Join(strings.Fields(sub.text), "") == "::-1" {
+			r := []rune(v.s)
+			slices.Reverse(r)
+			return pyS(string(r))
+		}
 		if v.k == pyList && idx.k == pyStr {
 			if i, err := strconv.Atoi(idx.s); err == nil && i >= 0 && i < len(v.list) {
 				return v.list[i]
@@ -687,14 +693,17 @@ func (p *py) comprehension(n *pyNode) pyVal {
 			clauses = append(clauses, k)
 		}
 	}
+	var vals []pyVal
+	exact := true // every loop unrolled and every filter known to hold: vals is the list
 	var run func(i int)
 	run = func(i int) {
 		if i == len(clauses) {
-			p.eval(body)
+			vals = append(vals, p.eval(body))
 			return
 		}
 		c := clauses[i]
 		if c.kind == "if_clause" {
+			exact = false
 			for _, k := range c.namedKids() {
 				p.eval(k)
 			}
@@ -709,18 +718,27 @@ func (p *py) comprehension(n *pyNode) pyVal {
 			}
 			return
 		}
+		exact = false
 		p.assign(c.child("left"), pyVal{from: it.from, url: it.url})
 		run(i + 1)
 	}
 	run(0)
-	return pyVal{}
+	if exact && n.kind == "list_comprehension" {
+		return pyVal{k: pyList, list: vals}
+	}
+	var t pyVal
+	for _, v := range vals {
+		t.from += v.from
+		t.url += v.url
+	}
+	return t
 }
 
 // pyBuiltinModules are names usable without an import that the reader
 // knows calls of.
 var pyBuiltinModules = map[string]bool{"open": true, "__builtins__": true, "builtins": true, "exec": true, "eval": true, "compile": true,
 	"__import__": true, "getattr": true, "execfile": true, "input": true, "str": true, "bytes": true,
-	"print": true, "vars": true}
+	"print": true, "vars": true, "chr": true}
 
 func (p *py) starName(name string) string {
 	for _, m := range p.star {
@@ -1099,7 +1117,7 @@ func init() {
 		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
 		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
 		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
-		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars,
+		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -2105,6 +2123,17 @@ func pyTemp(file bool) pyHandler {
 }
 
 func pyTempDir(p *py, q string, a *pyArgs) pyVal { return pyS("/tmp") }
+
+// pyChr: chr(105) is "i".
+func pyChr(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "")
+	if v.k == pyStr {
+		if n, err := strconv.ParseInt(strings.ReplaceAll(v.s, "_", ""), 0, 32); err == nil && n >= 0 && n <= 0x10FFFF {
+			return pyS(string(rune(n)))
+		}
+	}
+	return pyVal{}
+}
 
 // pyVars returns the module vars(m) is the namespace of.
 func pyVars(p *py, q string, a *pyArgs) pyVal {
