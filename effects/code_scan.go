@@ -36,20 +36,25 @@ type scTok struct {
 
 // scanner holds one reading.
 type scanner struct {
-	s           *state
-	lang        string
-	src         string
-	toks        []scTok
-	vars        map[string]scTok
-	conns       []Effect
-	shells      []string
-	dup         bool
-	unknownProc bool
+	s            *state
+	lang         string
+	src          string
+	toks         []scTok
+	vars         map[string]scTok
+	conns        []Effect
+	shells       []string
+	dup          bool
+	unknownProc  bool
+	unterminated bool
+	mods         map[string]bool // Node: the modules loaded (see modules)
 }
 
 func (s *state) scanCode(lang, code string) {
 	sc := &scanner{s: s, lang: lang, src: code, vars: map[string]scTok{}}
 	sc.tokenize()
+	if sc.unterminated {
+		s.unknown(false, "%s: a string or quote that does not end: the code may be read wrong", lang)
+	}
 	sc.read()
 	sc.finish()
 }
@@ -121,6 +126,22 @@ func (sc *scanner) tokenize() {
 			sc.push(scTok{k: k, s: val, known: known || src[i+1] == 'q'}, &nl)
 			i = end
 			continue
+		case c == '/' && sc.lang != "php" && sc.regexStart():
+			// A regular expression literal: skipped, so that quotes in
+			// it do not open strings.
+			i = skipRegex(src, i+1, '/')
+			for i < len(src) && isIdentChar(src[i]) {
+				i++ // flags
+			}
+			sc.push(scTok{k: tkPunct, s: "regex"}, &nl)
+			continue
+		case c == '%' && sc.lang == "ruby" && strings.HasPrefix(src[i:], "%r") && i+2 < len(src) && !isIdentChar(src[i+2]) && src[i+2] != ' ':
+			i = skipRegex(src, i+3, closer(src[i+2]))
+			for i < len(src) && isIdentChar(src[i]) {
+				i++
+			}
+			sc.push(scTok{k: tkPunct, s: "regex"}, &nl)
+			continue
 		case c == '<' && strings.HasPrefix(src[i:], "<<") && sc.lang != "node":
 			if tok, end, ok := sc.heredoc(src, i); ok {
 				sc.push(tok, &nl)
@@ -161,6 +182,34 @@ func (sc *scanner) tokenize() {
 		done:
 			word := src[i:j]
 			// Perl quote-like operators: q qq qw qx with any delimiter.
+			if sc.lang == "perl" && (word == "m" || word == "qr" || word == "s" || word == "tr" || word == "y") {
+				k := j
+				for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
+					k++
+				}
+				if k < len(src) && !isIdentChar(src[k]) && strings.IndexByte(",;=)}>-", src[k]) < 0 && src[k] != ' ' {
+					open := src[k]
+					end := skipRegex(src, k+1, closer(open))
+					if word == "s" || word == "tr" || word == "y" {
+						if open != closer(open) {
+							for end < len(src) && (src[end] == ' ' || src[end] == '\t' || src[end] == '\n') {
+								end++
+							}
+							if end < len(src) {
+								end = skipRegex(src, end+1, closer(src[end]))
+							}
+						} else {
+							end = skipRegex(src, end, open)
+						}
+					}
+					for end < len(src) && isIdentChar(src[end]) {
+						end++
+					}
+					sc.push(scTok{k: tkPunct, s: "regex"}, &nl)
+					i = end
+					continue
+				}
+			}
 			if sc.lang == "perl" && (word == "q" || word == "qq" || word == "qw" || word == "qx") {
 				k := j
 				for k < len(src) && (src[k] == ' ' || src[k] == '\t') {
@@ -184,6 +233,51 @@ func (sc *scanner) tokenize() {
 		sc.push(scTok{k: tkPunct, s: string(c)}, &nl)
 		i++
 	}
+}
+
+// regexStart reports whether a "/" here starts a regular expression
+// rather than a division: at the start, after an operator or an opening
+// bracket, or after a keyword that takes an expression.
+func (sc *scanner) regexStart() bool {
+	if len(sc.toks) == 0 {
+		return true
+	}
+	t := sc.toks[len(sc.toks)-1]
+	switch t.k {
+	case tkPunct:
+		return t.s != ")" && t.s != "]" && t.s != "}" && t.s != "regex"
+	case tkIdent:
+		switch t.s {
+		case "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
+			"yield", "await", "and", "or", "not", "if", "unless", "when", "split", "grep", "map", "join":
+			return true
+		}
+	}
+	return false
+}
+
+// skipRegex returns the index after a regular expression body that ends
+// with end (escapes and, for "/", character classes honoured).
+func skipRegex(src string, i int, end byte) int {
+	class := false
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '\\':
+			i += 2
+			continue
+		case c == '\n' && end == '/':
+			return i // not a regular expression after all: stop at the line
+		case end == '/' && c == '[':
+			class = true
+		case end == '/' && c == ']':
+			class = false
+		case c == end && !class:
+			return i + 1
+		}
+		i++
+	}
+	return len(src)
 }
 
 func at(s string, i int) rune {
@@ -228,14 +322,18 @@ func (sc *scanner) quoted(src string, i int, open, close byte) (string, bool, in
 	var b strings.Builder
 	known := true
 	depth := 0
-	interp := open != '\''
+	// Escapes are decoded in every JavaScript string and in the other
+	// languages' double-quoted ones; variables are interpolated in
+	// JavaScript template literals and the others' double-quoted strings.
+	escapes := open != '\'' || sc.lang == "node"
+	interp := open != '\'' && (sc.lang != "node" || open == '`')
 	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == '\\' && i+1 < len(src):
 			e := src[i+1]
 			i += 2
-			if !interp {
+			if !escapes {
 				if e != close && e != '\\' {
 					b.WriteByte('\\')
 				}
@@ -247,6 +345,22 @@ func (sc *scanner) quoted(src string, i int, open, close byte) (string, bool, in
 				b.WriteByte('\n')
 			case 't':
 				b.WriteByte('\t')
+			case 'u':
+				// \uXXXX and \u{X...} (JavaScript, Ruby, PHP).
+				hexs, next := "", i
+				if next < len(src) && src[next] == '{' {
+					if k := strings.IndexByte(src[next:], '}'); k > 0 {
+						hexs, next = src[next+1:next+k], next+k+1
+					}
+				} else if next+4 <= len(src) {
+					hexs, next = src[next:next+4], next+4
+				}
+				if v, err := strconv.ParseUint(hexs, 16, 32); err == nil && hexs != "" && sc.lang != "perl" {
+					b.WriteRune(rune(v))
+					i = next
+				} else {
+					b.WriteString(`\u`)
+				}
 			case 'x':
 				j := i
 				for j < len(src) && j < i+2 && strings.IndexByte("0123456789abcdefABCDEF", src[j]) >= 0 {
@@ -303,6 +417,7 @@ func (sc *scanner) quoted(src string, i int, open, close byte) (string, bool, in
 			i++
 		}
 	}
+	sc.unterminated = true
 	return b.String(), false, len(src)
 }
 
@@ -410,6 +525,17 @@ func (sc *scanner) read() {
 		case tkCmd:
 			sc.shellCmd(tok, "command quote")
 			continue
+		case tkStr:
+			// obj["exec"](...): a method named by a string.
+			if tok.known && i+2 < len(t) && t[i+1].s == "]" && t[i+2].s == "(" && i > 0 && t[i-1].s == "[" {
+				args, _ := sc.callArgs(i + 2)
+				name := tok.s
+				if i > 1 && t[i-2].k == tkIdent {
+					name = t[i-2].s + "." + tok.s
+				}
+				sc.call(name, args)
+			}
+			continue
 		case tkIdent:
 		default:
 			continue
@@ -424,8 +550,12 @@ func (sc *scanner) read() {
 			continue
 		}
 		name := tok.s
+		if v, ok := sc.vars[scVarName(name)]; ok && v.known && i+1 < len(t) && t[i+1].s == "(" {
+			// $f = "system"; $f("id"): a function named by a variable.
+			name = v.s
+		}
 		args, _ := sc.callArgs(i + 1)
-		sc.call(name, args, i)
+		sc.call(name, args)
 	}
 }
 
@@ -776,7 +906,7 @@ func last(name string) string {
 }
 
 // call reads one call by its name.
-func (sc *scanner) call(name string, args [][]scTok, i int) {
+func (sc *scanner) call(name string, args [][]scTok) {
 	switch sc.lang {
 	case "node":
 		sc.node(name, args)
@@ -821,11 +951,7 @@ func (sc *scanner) litOr(arg []scTok, dflt string) string {
 
 func (sc *scanner) node(name string, args [][]scTok) {
 	fn := last(name)
-	uses := func(mod string) bool {
-		return strings.Contains(sc.src, "'"+mod+"'") || strings.Contains(sc.src, "\""+mod+"\"") ||
-			strings.Contains(sc.src, "'node:"+mod+"'") || strings.Contains(sc.src, "\"node:"+mod+"\"") ||
-			strings.Contains(sc.src, "`"+mod+"`")
-	}
+	uses := func(mod string) bool { return sc.modules()[mod] }
 	switch fn {
 	case "exec", "execSync":
 		if uses("child_process") {
@@ -913,6 +1039,31 @@ func (sc *scanner) node(name string, args [][]scTok) {
 		}
 		sc.fsOp(fn, k, args)
 	}
+}
+
+// modules returns the Node modules the code loads: the literal values
+// (concatenations included) given to require() and import, and any string
+// naming one of the modules the reader knows.
+func (sc *scanner) modules() map[string]bool {
+	if sc.mods != nil {
+		return sc.mods
+	}
+	sc.mods = map[string]bool{}
+	for i, t := range sc.toks {
+		if t.k == tkIdent && (t.s == "require" || t.s == "import" || t.s == "from") && i+1 < len(sc.toks) {
+			j := i + 1
+			if sc.toks[j].s == "(" {
+				j++
+			}
+			if v, n := sc.expr(sc.toks[j:]); n > 0 {
+				sc.mods[strings.TrimPrefix(v.s, "node:")] = true
+			}
+		}
+		if t.k == tkStr && t.known {
+			sc.mods[strings.TrimPrefix(t.s, "node:")] = true
+		}
+	}
+	return sc.mods
 }
 
 // dataSource says what a request body sends: the path of a file read in
@@ -1022,7 +1173,7 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 	case "open", "sysopen":
 		sc.perlOpen(args)
 	case "unlink", "rmdir":
-		sc.fileOp(Delete, fn, skipFirstIfHandle(args, false), false)
+		sc.fileOp(Delete, fn, args, false)
 	case "rmtree", "remove_tree":
 		sc.fileOp(Delete, fn, args, true)
 	case "mkdir", "make_path", "mkpath":
@@ -1093,6 +1244,11 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 		if len(args) > 0 && len(args[0]) > 0 && args[0][0].s != "{" {
 			sc.evalCode(fn, args)
 		}
+	case "fdopen":
+		// STDIN->fdopen($c, r): the standard streams on a handle.
+		if strings.HasPrefix(name, "STDIN") || strings.HasPrefix(name, "STDOUT") || strings.HasPrefix(name, "$~") {
+			sc.dup = true
+		}
 	case "setuid", "POSIX::setuid":
 		sc.add(Effect{Kind: Privilege, Program: "setuid"})
 	}
@@ -1126,6 +1282,10 @@ func (sc *scanner) perlSocketNew(args [][]scTok) {
 	if h, p, ok := strings.Cut(host, ":"); ok {
 		host, port = h, p
 	}
+	if host == "" && kv["localport"] == "" {
+		// new IO::Socket::INET(PeerAddr, "h:p") without =>.
+		host, port, _ = sc.hostPort(args)
+	}
 	switch {
 	case host != "":
 		sc.connect(host, port)
@@ -1135,8 +1295,6 @@ func (sc *scanner) perlSocketNew(args [][]scTok) {
 		sc.unknownf("a socket to an address not known before run time: %s", argText(args))
 	}
 }
-
-func skipFirstIfHandle(args [][]scTok, _ bool) [][]scTok { return args }
 
 // perlOpen reads open(FH, MODE, PATH) and the two-argument open(FH,
 // ">path"), pipes included.

@@ -25,6 +25,9 @@ func brief(e Effect) string {
 	switch e.Kind {
 	case Run:
 		if e.Program == "<sh>" {
+			if e.Remote != "" {
+				return "sh: " + strings.Join(e.Argv, " ") + " @" + e.Remote
+			}
 			return "sh: " + strings.Join(e.Argv, " ")
 		}
 		fmt.Fprintf(&b, "run %s", strings.Join(e.Argv, " "))

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ const (
 type pyVal struct {
 	k    pyKind
 	s    string
+	pat  string // pyUnknown: the string with its unknown parts as pyHole, "" when none is known
 	list []pyVal
 	obj  *pyObj
 	from string
@@ -50,7 +52,44 @@ type pyObj struct {
 	shellFd    bool   // socket: duplicated onto the standard streams
 }
 
-func pyS(s string) pyVal    { return pyVal{k: pyStr, s: s} }
+func pyS(s string) pyVal { return pyVal{k: pyStr, s: s} }
+
+// pyHole marks a part of a string not known before run time in pyVal.pat.
+const pyHole = "\x00"
+
+// partial returns a string with holes where parts are unknown: the
+// string itself when known, its pattern when partly known.
+func (v pyVal) partial() (string, bool) {
+	if s, ok := v.str(); ok {
+		return s, true
+	}
+	if v.k == pyUnknown && v.pat != "" {
+		return v.pat, true
+	}
+	return pyHole, false
+}
+
+// pyPat builds a partly known string from parts; it is known when no part
+// has a hole.
+func pyPat(parts []pyVal) pyVal {
+	var b strings.Builder
+	known := true
+	var taint pyVal
+	for _, v := range parts {
+		s, ok := v.partial()
+		if !ok || strings.Contains(s, pyHole) {
+			known = false
+		}
+		b.WriteString(s)
+		taint.from += v.from
+		taint.url += v.url
+	}
+	if known {
+		return pyS(b.String())
+	}
+	taint.pat = b.String()
+	return taint
+}
 func pyObjV(o *pyObj) pyVal { return pyVal{k: pyObject, obj: o} }
 func (v pyVal) str() (string, bool) {
 	switch {
@@ -86,8 +125,13 @@ type py struct {
 	star    []string // modules imported with "from M import *"
 	sockets []*pyObj
 	ran     []string // programs started, for reverse-shell recognition
+	procs   []string // in a loop over psutil.process_iter(): the processes it picks
 	steps   int
 }
+
+// pyMaxUnroll is the longest literal list a loop body is read once per
+// element of.
+const pyMaxUnroll = 8
 
 // pyMaxSteps bounds the nodes one reading visits (a limit Unknown past it).
 const pyMaxSteps = 200000
@@ -118,6 +162,51 @@ func hasBad(n *pyNode, depth int) bool {
 		}
 	}
 	return false
+}
+
+// noteShellLine notes the program a shell command line starts (its first
+// word) and the shell itself, for reverse-shell recognition.
+func (p *py) noteShellLine(line string) {
+	p.started("sh")
+	if f := strings.Fields(line); len(f) > 0 {
+		p.started(path.Base(f[0]))
+	}
+}
+
+// procNames returns the string literals a loop body compares with (==,
+// !=, in): the names of the processes a loop over every process picks.
+func procNames(body *pyNode) []string {
+	var out []string
+	var walk func(n *pyNode, inCmp bool)
+	walk = func(n *pyNode, inCmp bool) {
+		if n == nil || len(out) >= 16 {
+			return
+		}
+		if n.kind == "comparison_operator" {
+			inCmp = true
+		}
+		if n.kind == "subscript" { // proc.info["name"]: a key, not a name
+			walk(n.child("value"), inCmp)
+			return
+		}
+		if inCmp && n.kind == "string" {
+			var b strings.Builder
+			for _, k := range n.kids {
+				if k.kind == "string_content" {
+					b.WriteString(k.text)
+				}
+			}
+			if w := b.String(); w != "" && !strings.ContainsAny(w, " \t\n") && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+			return
+		}
+		for _, k := range n.kids {
+			walk(k, inCmp)
+		}
+	}
+	walk(body, false)
+	return out
 }
 
 // started notes a program run, when it is one that reads commands (a
@@ -244,12 +333,29 @@ func (p *py) walk(n *pyNode) {
 		it := p.eval(n.child("right"))
 		p.cond++
 		elem := pyVal{from: it.from, url: it.url}
+		prevProcs := p.procs
 		if it.k == pyObject && it.obj.typ == "procs" {
+			// A loop over every process: the names it compares with
+			// are the processes it signals ("sshd" in
+			// `if p.name() == "sshd": p.kill()`); none is every one.
+			p.procs = procNames(n.child("body"))
+			if len(p.procs) == 0 {
+				p.procs = []string{"*"}
+			}
 			elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
 		}
-		p.assign(n.child("left"), elem)
-		p.walk(n.child("body"))
+		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll && len(p.procs) == len(prevProcs) {
+			// A loop over a short known list: the body once per element.
+			for _, e := range it.list {
+				p.bind(n.child("left"), e)
+				p.walk(n.child("body"))
+			}
+		} else {
+			p.assign(n.child("left"), elem)
+			p.walk(n.child("body"))
+		}
 		p.walk(n.child("alternative"))
+		p.procs = prevProcs
 		p.cond--
 	case "try_statement", "except_clause", "except_group_clause", "match_statement", "case_clause":
 		p.cond++
@@ -362,6 +468,15 @@ func (p *py) stmtOrExpr(n *pyNode) {
 	}
 }
 
+// bind assigns a loop variable its element: each pass of an unrolled loop
+// runs with that value, whatever branch the loop is in.
+func (p *py) bind(t *pyNode, v pyVal) {
+	saved := p.cond
+	p.cond = 0
+	p.assign(t, v)
+	p.cond = saved
+}
+
 // assign binds a target (a name, or a tuple of names) to a value.
 func (p *py) assign(t *pyNode, v pyVal) {
 	if t == nil {
@@ -382,6 +497,10 @@ func (p *py) assign(t *pyNode, v pyVal) {
 	case "assignment": // a = b = value
 		p.assign(t.child("left"), v)
 		p.assign(t.child("right"), v)
+	case "as_pattern_target", "parenthesized_expression":
+		if kids := t.namedKids(); len(kids) == 1 {
+			p.assign(kids[0], v)
+		}
 	default:
 		p.eval(t)
 	}
@@ -411,19 +530,11 @@ func (p *py) eval(n *pyNode) pyVal {
 	case "string":
 		return p.str(n)
 	case "concatenated_string":
-		out := ""
-		ok := true
+		var parts []pyVal
 		for _, k := range n.namedKids() {
-			v := p.eval(k)
-			if v.k != pyStr {
-				ok = false
-			}
-			out += v.s
+			parts = append(parts, p.eval(k))
 		}
-		if ok {
-			return pyS(out)
-		}
-		return pyVal{}
+		return pyPat(parts)
 	case "integer", "float":
 		return pyS(n.text)
 	case "unary_operator":
@@ -463,6 +574,15 @@ func (p *py) eval(n *pyNode) pyVal {
 		case op == nil:
 		case op.text == "+" && l.k == pyStr && r.k == pyStr:
 			return pyS(l.s + r.s)
+		case op.text == "+" && (l.k == pyStr || l.pat != "" || r.k == pyStr || r.pat != ""):
+			return pyPat([]pyVal{l, r})
+		case op.text == "%" && l.k == pyStr:
+			// "rm -rf %s" % x: the conversions are holes.
+			v := pyPercent.ReplaceAllLiteralString(l.s, pyHole)
+			if v == l.s {
+				return l
+			}
+			return pyVal{pat: v, from: r.from, url: r.url}
 		case op.text == "/":
 			if ls, ok := l.str(); ok && l.k == pyObject {
 				if rs, ok := r.str(); ok {
@@ -489,6 +609,29 @@ func (p *py) eval(n *pyNode) pyVal {
 		if v.k == pyName && v.s == "sys.modules" && idx.k == pyStr {
 			return pyVal{k: pyName, s: idx.s}
 		}
+		if vn := n.child("value"); vn != nil && pyNamespace(vn) {
+			// globals()["os"], vars(os)["system"], os.__dict__["system"],
+			// __builtins__.__dict__["exec"]: a name looked up by string.
+			if idx.k == pyStr {
+				switch {
+				case strings.HasPrefix(vn.text, "globals") || strings.HasPrefix(vn.text, "locals"):
+					if x, ok := p.scope.get(idx.s); ok {
+						return x
+					}
+					return pyVal{k: pyName, s: idx.s}
+				case v.k == pyName:
+					return pyVal{k: pyName, s: strings.TrimSuffix(v.s, ".__dict__") + "." + idx.s}
+				}
+			}
+			p.unknownf("a name looked up at run time: %s", snippet(n.text))
+			return pyVal{}
+		}
+		if sub := n.child("subscript"); v.k == pyStr && sub != nil && sub.kind == "slice" &&
+			strings.Join(strings.Fields(sub.text), "") == "::-1" {
+			r := []rune(v.s)
+			slices.Reverse(r)
+			return pyS(string(r))
+		}
 		if v.k == pyList && idx.k == pyStr {
 			if i, err := strconv.Atoi(idx.s); err == nil && i >= 0 && i < len(v.list) {
 				return v.list[i]
@@ -514,6 +657,8 @@ func (p *py) eval(n *pyNode) pyVal {
 	case "lambda":
 		p.cond++
 		defer func() { p.cond-- }()
+	case "list_comprehension", "generator_expression", "set_comprehension", "dictionary_comprehension":
+		return p.comprehension(n)
 	}
 	// Anything else: read the calls inside it, the value is not known.
 	var out pyVal
@@ -525,11 +670,75 @@ func (p *py) eval(n *pyNode) pyVal {
 	return out
 }
 
+var (
+	pyDottedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	pyPercent    = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
+	pyBraces     = regexp.MustCompile(`\{[^{}]*\}`)
+)
+
+// comprehension reads [body for x in it if cond]: the body once per
+// element of a short known list, else once with x unknown.
+func (p *py) comprehension(n *pyNode) pyVal {
+	outer := p.scope
+	p.scope = &pyScope{vars: map[string]pyVal{}, parent: outer}
+	p.cond++
+	defer func() { p.scope = outer; p.cond-- }()
+	var body *pyNode
+	var clauses []*pyNode
+	for _, k := range n.namedKids() {
+		switch {
+		case k.field == "body":
+			body = k
+		case k.kind == "for_in_clause" || k.kind == "if_clause":
+			clauses = append(clauses, k)
+		}
+	}
+	var vals []pyVal
+	exact := true // every loop unrolled and every filter known to hold: vals is the list
+	var run func(i int)
+	run = func(i int) {
+		if i == len(clauses) {
+			vals = append(vals, p.eval(body))
+			return
+		}
+		c := clauses[i]
+		if c.kind == "if_clause" {
+			exact = false
+			for _, k := range c.namedKids() {
+				p.eval(k)
+			}
+			run(i + 1)
+			return
+		}
+		it := p.eval(c.child("right"))
+		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll {
+			for _, e := range it.list {
+				p.bind(c.child("left"), e)
+				run(i + 1)
+			}
+			return
+		}
+		exact = false
+		p.assign(c.child("left"), pyVal{from: it.from, url: it.url})
+		run(i + 1)
+	}
+	run(0)
+	if exact && n.kind == "list_comprehension" {
+		return pyVal{k: pyList, list: vals}
+	}
+	var t pyVal
+	for _, v := range vals {
+		t.from += v.from
+		t.url += v.url
+	}
+	return t
+}
+
 // pyBuiltinModules are names usable without an import that the reader
 // knows calls of.
-var pyBuiltinModules = map[string]bool{"open": true, "exec": true, "eval": true, "compile": true,
+var pyBuiltinModules = map[string]bool{"open": true, "__builtins__": true, "builtins": true, "exec": true, "eval": true, "compile": true,
 	"__import__": true, "getattr": true, "execfile": true, "input": true, "str": true, "bytes": true,
-	"print": true}
+	"print": true, "vars": true, "chr": true}
 
 func (p *py) starName(name string) string {
 	for _, m := range p.star {
@@ -554,6 +763,7 @@ func (p *py) str(n *pyNode) pyVal {
 	raw, fstr := false, false
 	var b strings.Builder
 	ok := true
+	var taint pyVal
 	for _, k := range n.kids {
 		switch k.kind {
 		case "string_start":
@@ -568,15 +778,19 @@ func (p *py) str(n *pyNode) pyVal {
 			}
 		case "interpolation":
 			v := p.eval(k.child("expression"))
-			if s, isStr := v.str(); isStr && fstr {
+			taint.from += v.from
+			taint.url += v.url
+			if s, isStr := v.str(); isStr && fstr && k.child("format_specifier") == nil {
 				b.WriteString(s)
 			} else {
 				ok = false
+				b.WriteString(pyHole)
 			}
 		}
 	}
 	if !ok {
-		return pyVal{}
+		taint.pat = b.String()
+		return taint
 	}
 	return pyS(b.String())
 }
@@ -608,7 +822,7 @@ func pyUnescape(t string) string {
 			b.WriteByte(e)
 		case '\n':
 		case 'x':
-			if i+2 < len(t)+0 && i+2 <= len(t)-1 {
+			if i+2 < len(t) {
 				if v, err := strconv.ParseUint(t[i+1:i+3], 16, 8); err == nil {
 					b.WriteByte(byte(v))
 					i += 2
@@ -665,6 +879,8 @@ func (p *py) attr(n *pyNode) pyVal {
 			return pyObjV(&pyObj{typ: "path", path: path.Dir(obj.obj.path)})
 		case "name":
 			return pyS(path.Base(obj.obj.path))
+		case "path":
+			return pyS(obj.obj.path)
 		}
 	case obj.k == pyObject && obj.obj.typ == "response":
 		return pyVal{url: obj.obj.url}
@@ -766,15 +982,62 @@ func (p *py) call(n *pyNode) pyVal {
 	if h, ok := pyCalls[q]; ok {
 		return h(p, q, a)
 	}
+	// A module reached through another (subprocess.os.system,
+	// shutil.os.remove): the same function.
+	for i := strings.IndexByte(q, '.'); i >= 0; {
+		if h, ok := pyCalls[q[i+1:]]; ok {
+			return h(p, q[i+1:], a)
+		}
+		j := strings.IndexByte(q[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
 	if strings.HasPrefix(q, "ctypes.") || strings.HasPrefix(q, "cffi.") {
 		p.unknownf("native code through %s: %s", q, snippet(a.text))
 	}
-	return pyVal{}
+	return a.taint()
+}
+
+// taint is what a call the reader does not know returns: data derived
+// from its arguments (base64.b64encode(open(f).read()) is still f's
+// content).
+func (a *pyArgs) taint() pyVal {
+	var t pyVal
+	add := func(v pyVal) {
+		if v.from != "" && !strings.Contains(t.from, v.from) {
+			t.from += v.from
+		}
+		if v.url != "" && !strings.Contains(t.url, v.url) {
+			t.url += v.url
+		}
+		if v.k == pyObject && v.obj.typ == "file" && !strings.Contains(t.from, v.obj.path) {
+			t.from += v.obj.path
+		}
+	}
+	for _, v := range a.pos {
+		add(v)
+		for _, e := range v.list {
+			add(e)
+		}
+	}
+	for _, v := range a.kw {
+		add(v)
+	}
+	return t
+}
+
+// pyNamespace reports whether an expression is a namespace looked up by
+// string: globals(), locals(), vars(x), x.__dict__.
+func pyNamespace(n *pyNode) bool {
+	t := pyIdent(strings.Join(strings.Fields(n.text), ""))
+	return t == "globals()" || t == "locals()" || strings.HasPrefix(t, "vars(") || strings.HasSuffix(t, ".__dict__")
 }
 
 // pyCanon maps aliases of the same function to one name.
 func pyCanon(q string) string {
-	for _, r := range [...][2]string{{"posix.", "os."}, {"builtins.", ""}, {"__builtin__.", ""},
+	for _, r := range [...][2]string{{"posix.", "os."}, {"builtins.", ""}, {"__builtin__.", ""}, {"__builtins__.", ""},
 		{"io.open", "open"}, {"codecs.open", "open"}, {"urllib2.", "urllib.request."},
 		{"urllib.urlopen", "urllib.request.urlopen"}, {"urllib.urlretrieve", "urllib.request.urlretrieve"},
 		{"httplib.", "http.client."}, {"commands.", "subprocess."}, {"httpx.", "requests."},
@@ -847,7 +1110,14 @@ func init() {
 		"base64.b32decode": pyDecode("base32"), "bytes.fromhex": pyDecode("hex"),
 		"binascii.unhexlify": pyDecode("hex"), "binascii.a2b_hex": pyDecode("hex"),
 		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque,
-		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst,
+		"shutil.unpack_archive": pyUnpack, "shutil.make_archive": pyMakeArchive,
+		"tarfile.open": pyArchive, "zipfile.ZipFile": pyArchive, "webbrowser.open": pyBrowse,
+		"socket.gethostbyname": pyDNS, "socket.getaddrinfo": pyDNS, "socket.gethostbyname_ex": pyDNS,
+		"paramiko.SSHClient": pySSHClient,
+		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
+		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
+		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
+		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -874,6 +1144,13 @@ func (p *py) pathOf(v pyVal, q string, a *pyArgs) (string, bool) {
 		return v.obj.path, true
 	}
 	p.unknownf("%s of a path not known before run time: %s", q, snippet(a.text))
+	// A path known up to a directory still names where the effect is:
+	// the unknown parts are written as "*".
+	if v.k == pyUnknown && (strings.HasPrefix(v.pat, "/") || strings.HasPrefix(v.pat, "~/")) {
+		if r := p.s.resolve(strings.ReplaceAll(v.pat, pyHole, "*")); r != "/*" && r != "/" {
+			return r, true
+		}
+	}
 	return "", false
 }
 
@@ -952,9 +1229,25 @@ func pyPathOp(k Kind, recursive bool) pyHandler {
 				v, _ = a.get(0, "pathname")
 			}
 		}
-		if path, ok := p.pathOf(v, q, a); ok {
-			r := recursive || strings.Contains(path, "**")
-			p.add(Effect{Kind: k, Path: path, Recursive: r})
+		path, ok := p.pathOf(v, q, a)
+		if !ok {
+			return pyVal{}
+		}
+		r := recursive || strings.Contains(path, "**")
+		p.add(Effect{Kind: k, Path: path, Recursive: r})
+		// What a listing returns, as patterns: a loop over it acts on
+		// every match ("for f in glob.glob('*.tmp'): os.remove(f)" deletes
+		// /w/*.tmp).
+		switch q {
+		case "glob.glob", "glob.iglob":
+			return pyVal{k: pyList, list: []pyVal{pyS(path)}}
+		case "os.listdir":
+			return pyVal{k: pyList, list: []pyVal{pyS("*")}}
+		case "os.scandir":
+			return pyVal{k: pyList, list: []pyVal{pyObjV(&pyObj{typ: "path", path: pjoin(path, "*")})}}
+		case "os.walk":
+			all := pyVal{k: pyList, list: []pyVal{pyS("*")}}
+			return pyVal{k: pyList, list: []pyVal{{k: pyList, list: []pyVal{pyS(pjoin(path, "**")), all, all}}}}
 		}
 		return pyVal{}
 	}
@@ -1070,15 +1363,19 @@ func pyChdir(p *py, q string, a *pyArgs) pyVal {
 
 func pyJoin(p *py, q string, a *pyArgs) pyVal {
 	var parts []string
+	known := true
 	for _, v := range a.pos {
-		s, ok := v.str()
-		if !ok {
-			return pyVal{}
+		s, ok := v.partial()
+		if !ok || strings.Contains(s, pyHole) {
+			known = false
 		}
 		parts = append(parts, s)
 	}
 	if a.splat || len(parts) == 0 {
 		return pyVal{}
+	}
+	if !known {
+		return pyVal{pat: pjoin(parts...)}
 	}
 	return pyS(pjoin(parts...))
 }
@@ -1108,8 +1405,6 @@ func pyGetenv(p *py, q string, a *pyArgs) pyVal {
 			return r
 		}
 	}
-	d, _ := a.get(1, "default")
-	_ = d
 	return pyVal{}
 }
 
@@ -1165,7 +1460,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 				return
 			}
 			unknown = true
-			s = "$AHP_UNKNOWN_ARG"
+			s = pyHole
 		}
 		words[i] = s
 	}
@@ -1175,7 +1470,8 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 	p.started(path.Base(words[0]))
 	line := joinArgv(words)
 	if unknown {
-		line = strings.ReplaceAll(line, "'$AHP_UNKNOWN_ARG'", `"$AHP_UNKNOWN_ARG"`)
+		// An unknown word is a variable the shell reader does not know.
+		line = strings.ReplaceAll(line, "'"+pyHole+"'", `"${AHP_UNKNOWN}"`)
 	}
 	p.s.nested("sh", func() { shellReader(p.s, line) })
 }
@@ -1184,12 +1480,24 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 	if v.k != pyStr {
 		if v.url != "" {
-			p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: "sh"})
+			h, pt := urlHostPort(v.url)
+			p.add(Effect{Kind: Download, URL: v.url, Host: h, Port: pt, Into: "sh"})
+			if strings.HasPrefix(v.url, "tcp://") {
+				// Commands read from a socket: their output goes back.
+				p.add(Effect{Kind: Send, URL: v.url, Host: h, Port: pt, Source: "output"})
+			}
 		}
 		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
+		if v.pat != "" && !strings.HasPrefix(v.pat, pyHole) {
+			// The known parts are still read: the unknown ones are a
+			// variable the shell reader does not know.
+			line := strings.ReplaceAll(v.pat, pyHole, "${AHP_UNKNOWN}")
+			p.noteShellLine(line)
+			p.s.nested("sh", func() { shellReader(p.s, line) })
+		}
 		return
 	}
-	p.started("sh")
+	p.noteShellLine(v.s)
 	p.s.nested("sh", func() { shellReader(p.s, v.s) })
 }
 
@@ -1210,7 +1518,17 @@ func pySubprocess(p *py, q string, a *pyArgs) pyVal {
 	}
 	p.streams(a)
 	if in, ok := a.kw["input"]; ok && in.url != "" {
-		p.add(Effect{Kind: Download, URL: in.url, Host: shURLHost(in.url), Into: "program"})
+		into := "program"
+		if v.k == pyList && len(v.list) > 0 {
+			if s, ok := v.list[0].str(); ok {
+				into = path.Base(s)
+			}
+		} else if s, ok := v.str(); ok && !sh {
+			into = path.Base(s)
+		} else if sh {
+			into = "sh"
+		}
+		p.add(Effect{Kind: Download, URL: in.url, Host: shURLHost(in.url), Into: into})
 	}
 	if ex, ok := a.kw["executable"]; ok {
 		if s, ok := ex.str(); ok && v.k == pyList && len(v.list) > 0 && !sh {
@@ -1563,13 +1881,16 @@ func pyKill(prefix string) pyHandler {
 		if len(a.nodes) > 1 {
 			sn = a.nodes[1]
 		}
-		target := "?"
-		if pid.k == pyStr {
-			target = prefix + pid.s
-		} else {
+		targets := []string{"?"}
+		switch {
+		case pid.k == pyStr:
+			targets = []string{prefix + pid.s}
+		case len(p.procs) > 0:
+			targets = p.procs // in a loop over the processes
+		default:
 			p.unknownf("a signal to a process not known before run time: %s", snippet(a.text))
 		}
-		p.add(Effect{Kind: Signal, Targets: []string{target}, Signal: sigName(sig, sn)})
+		p.add(Effect{Kind: Signal, Targets: targets, Signal: sigName(sig, sn)})
 		return pyVal{}
 	}
 }
@@ -1597,7 +1918,21 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "source")
 	if v.k == pyStr {
 		if q == "eval" && !strings.ContainsAny(v.s, "(") {
-			return pyVal{} // a literal expression with no call
+			// A literal expression with no call: eval("os") is the
+			// module os.
+			if name := strings.TrimSpace(v.s); pyDottedName.MatchString(name) {
+				first, rest, _ := strings.Cut(name, ".")
+				if x, ok := p.scope.get(first); ok && x.k == pyName {
+					if rest != "" {
+						return pyVal{k: pyName, s: x.s + "." + rest}
+					}
+					return x
+				}
+				if pyBuiltinModules[first] {
+					return pyVal{k: pyName, s: name}
+				}
+			}
+			return pyVal{}
 		}
 		p.s.nested("python", func() { p.s.python(v.s) })
 		return pyVal{}
@@ -1624,6 +1959,152 @@ func pyImport(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{k: pyName, s: v.s}
 	}
 	p.unknownf("%s of a module not known before run time: %s", q, snippet(a.text))
+	return pyVal{}
+}
+
+// pyUnpack: shutil.unpack_archive(src, dst) reads src and writes the tree
+// under dst (the agent's directory by default).
+func pyUnpack(p *py, q string, a *pyArgs) pyVal {
+	src, _ := a.get(0, "filename")
+	if sp, ok := p.pathOf(src, q, a); ok {
+		p.add(Effect{Kind: Read, Path: sp})
+	}
+	dst, ok := a.get(1, "extract_dir")
+	if !ok {
+		dst = pyS(".")
+	}
+	if dp, ok := p.pathOf(dst, q, a); ok {
+		p.add(Effect{Kind: Write, Path: dp, Recursive: true})
+	}
+	return pyVal{}
+}
+
+// pyMakeArchive: shutil.make_archive(base, fmt, root_dir) reads root_dir
+// (the agent's directory by default) and writes base.<fmt>.
+func pyMakeArchive(p *py, q string, a *pyArgs) pyVal {
+	root, ok := a.get(2, "root_dir")
+	if !ok {
+		root = pyS(".")
+	}
+	if rp, ok := p.pathOf(root, q, a); ok {
+		p.add(Effect{Kind: Read, Path: rp, Recursive: true})
+	}
+	base, _ := a.get(0, "base_name")
+	if bp, ok := p.pathOf(base, q, a); ok {
+		p.add(Effect{Kind: Write, Path: bp + ".*"})
+		return pyVal{from: resolvedStr(p, root)}
+	}
+	return pyVal{}
+}
+
+// resolvedStr returns the resolved path a string value names, "" if none.
+func resolvedStr(p *py, v pyVal) string {
+	if s, ok := v.str(); ok {
+		return p.s.resolve(s)
+	}
+	return ""
+}
+
+// pyArchive: tarfile.open(p) / zipfile.ZipFile(p) reads or writes p (by
+// its mode); extractall on it writes a tree (pathMethod "archive").
+func pyArchive(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "name")
+	if _, ok := a.kw["file"]; ok {
+		v = a.kw["file"]
+	}
+	path, ok := p.pathOf(v, q, a)
+	if !ok {
+		return pyObjV(&pyObj{typ: "archive"})
+	}
+	mode := "r"
+	if m, ok := a.get(1, "mode"); ok {
+		mode = valText(m, "w")
+	}
+	if strings.ContainsAny(mode, "wax") {
+		p.add(Effect{Kind: Write, Path: path})
+	} else {
+		p.add(Effect{Kind: Read, Path: path})
+	}
+	return pyObjV(&pyObj{typ: "archive", path: path})
+}
+
+func pyBrowse(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "url")
+	if u, ok := v.str(); ok && strings.Contains(u, "://") {
+		h, pt := urlHostPort(u)
+		p.add(Effect{Kind: Connect, URL: u, Host: h, Port: pt})
+	}
+	return pyVal{}
+}
+
+// pyDNS: a name lookup carries the name to the resolver; a name built from
+// local data sends that data (DNS exfiltration).
+func pyDNS(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "host")
+	if v.k == pyStr || (v.from == "" && v.pat == "") {
+		return pyVal{}
+	}
+	host := strings.ReplaceAll(v.pat, pyHole, "*")
+	src := v.from
+	if src == "" {
+		src = "data"
+	}
+	p.add(Effect{Kind: Send, Host: host, Port: "53", Source: src})
+	return pyVal{}
+}
+
+// pySSHClient: paramiko's client; connect(host) is a Connect to port 22,
+// exec_command(cmd) a command on that host.
+func pySSHClient(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "ssh"}) }
+
+// pyTemp: a new temporary directory or file, named as the pattern of the
+// names tempfile picks ("/tmp/tmp*", or under dir=).
+func pyTemp(file bool) pyHandler {
+	return func(p *py, q string, a *pyArgs) pyVal {
+		dir := "/tmp"
+		if d, ok := a.kw["dir"]; ok {
+			s, ok := d.str()
+			if !ok {
+				p.unknownf("%s in a directory not known before run time: %s", q, snippet(a.text))
+				return pyVal{}
+			}
+			dir = p.s.resolve(s)
+		}
+		prefix := "tmp"
+		if v, ok := a.kw["prefix"]; ok {
+			prefix = valText(v, "")
+		}
+		name := pjoin(dir, prefix+"*")
+		if !file {
+			p.add(Effect{Kind: Create, Path: name})
+			return pyS(name)
+		}
+		p.add(Effect{Kind: Write, Path: name})
+		if q == "tempfile.mkstemp" {
+			return pyVal{k: pyList, list: []pyVal{{}, pyS(name)}}
+		}
+		return pyObjV(&pyObj{typ: "file", path: name})
+	}
+}
+
+func pyTempDir(p *py, q string, a *pyArgs) pyVal { return pyS("/tmp") }
+
+// pyChr: chr(105) is "i".
+func pyChr(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "")
+	if v.k == pyStr {
+		if n, err := strconv.ParseInt(strings.ReplaceAll(v.s, "_", ""), 0, 32); err == nil && n >= 0 && n <= 0x10FFFF {
+			return pyS(string(rune(n)))
+		}
+	}
+	return pyVal{}
+}
+
+// pyVars returns the module vars(m) is the namespace of.
+func pyVars(p *py, q string, a *pyArgs) pyVal {
+	if v, ok := a.get(0, ""); ok && v.k == pyName {
+		return v
+	}
 	return pyVal{}
 }
 
@@ -1725,6 +2206,13 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	if recv.k == pyStr {
 		switch m {
 		case "format", "format_map":
+			if v := pyBraces.ReplaceAllLiteralString(recv.s, pyHole); v != recv.s {
+				taint.pat = v
+			}
+			for _, x := range a.pos {
+				taint.from += x.from
+				taint.url += x.url
+			}
 			return taint
 		case "join":
 			v, _ := a.get(0, "")
@@ -1820,6 +2308,13 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			return pyObjV(&pyObj{typ: "fd", sock: o})
 		case "makefile", "accept", "dup":
 			return recv
+		case "recv", "recvfrom", "recv_into", "read", "readline":
+			// Data from the network: a command run from it is a
+			// download into a shell.
+			if o.host != "" || o.port != "" {
+				return pyVal{url: "tcp://" + o.host + ":" + o.port}
+			}
+			return pyVal{}
 		}
 		return pyVal{}
 	case "session":
@@ -1834,7 +2329,6 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	case "conn":
 		switch m {
 		case "request", "putrequest":
-			meth, _ := a.get(0, "method")
 			u, _ := a.get(1, "url")
 			url := ""
 			if s, ok := u.str(); ok {
@@ -1845,8 +2339,6 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			}
 			if body, ok := a.get(2, "body"); ok {
 				p.add(Effect{Kind: Send, Host: o.host, Port: o.port, URL: url, Source: source(body)})
-			} else if meth.k != pyStr || meth.s == "POST" || meth.s == "PUT" {
-				_ = meth
 			}
 		case "send":
 			v, _ := a.get(0, "")
@@ -1898,10 +2390,64 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			}
 		}
 		if sig != "" && o.pid != "" {
-			p.add(Effect{Kind: Signal, Targets: []string{o.pid}, Signal: sig})
+			targets := []string{o.pid}
+			if o.pid == "*" && len(p.procs) > 0 {
+				targets = p.procs
+			}
+			p.add(Effect{Kind: Signal, Targets: targets, Signal: sig})
 		}
 		return pyVal{}
 	case "fd":
+		return pyVal{}
+	case "archive":
+		switch m {
+		case "extractall", "extract":
+			d, ok := a.get(0, "path")
+			if m == "extract" {
+				d, ok = a.get(1, "path")
+			}
+			if !ok {
+				d = pyS(".")
+			}
+			if dp, ok := p.pathOf(d, "extractall", a); ok {
+				p.add(Effect{Kind: Write, Path: dp, Recursive: true})
+			}
+		case "add", "write":
+			v, _ := a.get(0, "name")
+			if sp, ok := p.pathOf(v, m, a); ok {
+				p.add(Effect{Kind: Read, Path: sp, Recursive: m == "add"})
+			}
+		}
+		return pyVal{}
+	case "ssh":
+		switch m {
+		case "connect":
+			h, _ := a.get(0, "hostname")
+			hs, ok := h.str()
+			if !ok {
+				p.unknownf("an SSH connection to a host not known before run time: %s", snippet(a.text))
+				hs = "?"
+			}
+			port := "22"
+			if pt, ok := a.get(1, "port"); ok && pt.k == pyStr {
+				port = pt.s
+			}
+			o.host, o.port = hs, port
+			p.add(Effect{Kind: Connect, Host: hs, Port: port})
+		case "exec_command":
+			v, _ := a.get(0, "command")
+			if cmd, ok := v.str(); ok {
+				before := len(p.s.out)
+				p.s.nested("sh", func() { shellReader(p.s, cmd) })
+				for i := before; i < len(p.s.out); i++ {
+					if p.s.out[i].Remote == "" {
+						p.s.out[i].Remote = o.host // the command runs there
+					}
+				}
+			} else {
+				p.unknownf("an SSH command not known before run time: %s", snippet(a.text))
+			}
+		}
 		return pyVal{}
 	}
 	return taint
@@ -1997,6 +2543,14 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 	case "iterdir", "glob", "rglob":
 		if pth, ok := at(); ok {
 			p.add(Effect{Kind: Read, Path: pth, Recursive: m == "rglob"})
+			pat := "*"
+			if v, ok := a.get(0, "pattern"); ok && m != "iterdir" {
+				pat = valText(v, "*")
+			}
+			if m == "rglob" {
+				pat = "**/" + pat
+			}
+			return pyVal{k: pyList, list: []pyVal{pyObjV(&pyObj{typ: "path", path: pjoin(pth, pat)})}}
 		}
 	}
 	return pyVal{}

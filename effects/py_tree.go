@@ -1,10 +1,17 @@
 package effects
 
-import "strings"
+import "golang.org/x/text/unicode/norm"
 
-// pyMaxTreeDepth is how deeply nested a Python syntax tree may be before
-// the code is an Unknown (limit) effect.
-const pyMaxTreeDepth = 256
+// pyIdent is an identifier as Python reads it: NFKC-normalised (PEP 3131),
+// so that "ｅｘｅｃ" is exec.
+func pyIdent(t string) string {
+	for i := 0; i < len(t); i++ {
+		if t[i] >= 0x80 {
+			return norm.NFKC.String(t)
+		}
+	}
+	return t
+}
 
 // pyNode is a node of a Python syntax tree, copied out of the parser so
 // that the analysis is plain Go: kind is the grammar's node type
@@ -32,7 +39,7 @@ func (n *pyNode) child(f string) *pyNode {
 	return nil
 }
 
-// named returns the named children.
+// namedKids returns the named children (comments left out).
 func (n *pyNode) namedKids() []*pyNode {
 	if n == nil {
 		return nil
@@ -44,26 +51,4 @@ func (n *pyNode) namedKids() []*pyNode {
 		}
 	}
 	return out
-}
-
-// dump writes the tree as an S-expression (for tests and debugging).
-func (n *pyNode) dump(b *strings.Builder) {
-	if !n.named {
-		return
-	}
-	b.WriteByte('(')
-	if n.field != "" {
-		b.WriteString(n.field + ":")
-	}
-	b.WriteString(n.kind)
-	if len(n.kids) == 0 {
-		b.WriteString(" " + n.text)
-	}
-	for _, k := range n.kids {
-		if k.named {
-			b.WriteByte(' ')
-			k.dump(b)
-		}
-	}
-	b.WriteByte(')')
 }

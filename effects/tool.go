@@ -191,9 +191,7 @@ func (t *toolCall) file(k Kind, recursive bool, paths ...string) {
 		if p == "" {
 			continue
 		}
-		if strings.HasPrefix(p, "file://") {
-			p = strings.TrimPrefix(p, "file://")
-		}
+		p = strings.TrimPrefix(p, "file://")
 		t.add(Effect{Kind: k, Path: t.s.resolve(p), Recursive: recursive})
 	}
 }
@@ -381,6 +379,11 @@ func (t *toolCall) shell() {
 						for _, w := range words[1:] {
 							t.patchText(w)
 						}
+					case len(words) == 3 && shellWords[path.Base(words[0])] && strings.HasPrefix(words[1], "-") &&
+						strings.HasSuffix(words[1], "c") && strings.Contains(words[2], "*** Begin Patch"):
+						// ["bash", "-lc", "apply_patch <<'EOF' ..."] (Codex): the
+						// script, whose patch is data.
+						t.shellLine(words[2])
 					default:
 						t.shellLine(joinArgv(words))
 					}
@@ -406,18 +409,21 @@ func (t *toolCall) shellLine(line string) {
 	shellReader(t.s, line)
 }
 
+// shellWords are shells that run a script given with -c.
+var shellWords = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+
 // workdir takes the directory a shell tool runs in (Codex "workdir",
 // Gemini CLI "directory", "cwd") against the agent's directory.
 func (t *toolCall) workdir() {
-	for _, d := range t.str("workdir", "cwd", "directory", "working_directory", "dir") {
-		r := t.s.resolve(d)
-		if strings.HasPrefix(r, "/") {
-			t.s.ctx.Cwd = r
-		} else {
-			t.s.unknown(false, "tool %s: runs in %q, a directory not known", snippet(t.name), snippet(d))
-			t.s.ctx.Cwd = ""
-		}
+	dirs := t.str("workdir", "cwd", "directory", "working_directory", "dir")
+	if len(dirs) == 0 {
 		return
+	}
+	if r := t.s.resolve(dirs[0]); strings.HasPrefix(r, "/") {
+		t.s.ctx.Cwd = r
+	} else {
+		t.s.unknown(false, "tool %s: runs in %q, a directory not known", snippet(t.name), snippet(dirs[0]))
+		t.s.ctx.Cwd = ""
 	}
 }
 

@@ -85,6 +85,8 @@ var toolTable = []toolCase{
 	{`{"tool_name":"apply_patch","input":"*** Begin Patch\n*** Delete File: go.mod\n*** End Patch"}`, []string{"delete /w/go.mod"}},
 	{`{"tool_name":"shell","arguments":{"command":["apply_patch","*** Begin Patch\n*** Add File: /etc/profile.d/x.sh\n+x\n*** End Patch"]}}`, []string{"write /etc/profile.d/x.sh"}},
 	{`{"tool_name":"apply_patch","arguments":{}}`, []string{"unknown"}},
+	{`{"tool_name":"shell","arguments":{"command":["bash","-lc","apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.go\n*** End Patch\nEOF"]}}`,
+		[]string{"sh: apply_patch <<'EOF'\n", "write /w/a.go"}},
 
 	// Gemini CLI.
 	{`{"tool_name":"write_file","tool_input":{"file_path":"/etc/hosts","content":"x"}}`, []string{"write /etc/hosts"}},
