@@ -214,6 +214,11 @@ func (s *Service) lockBound(listen, addr string) {
 	if listen == "admin" {
 		s.locks.owner.Admin = addr
 	} else {
+		if p, ok := strings.CutPrefix(addr, "unix:"); ok {
+			if abs, err := filepath.Abs(p); err == nil {
+				addr = "unix:" + abs
+			}
+		}
 		s.locks.owner.Bound = append(s.locks.owner.Bound, addr)
 	}
 	for _, l := range s.locks.held {
