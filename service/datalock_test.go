@@ -198,3 +198,37 @@ func TestUnusableDataDirIsAnError(t *testing.T) {
 		}
 	})
 }
+
+// Harnesses started at the same moment on one data directory: exactly one
+// runs, the others are refused as in use.
+func TestConcurrentStartsOnOneDataDir(t *testing.T) {
+	base := testConfig(t)
+	const n = 6
+	type result struct {
+		svc *service.Service
+		err error
+	}
+	results := make(chan result, n)
+	for i := range n {
+		c := base
+		c.Listen = []string{"unix:" + filepath.Join(filepath.Dir(base.DataDir), fmt.Sprintf("h%d.sock", i))}
+		go func() {
+			svc, err := service.New(c, service.Options{})
+			results <- result{svc, err}
+		}()
+	}
+	started := 0
+	for range n {
+		r := <-results
+		switch {
+		case r.err == nil:
+			started++
+			defer r.svc.Close()
+		case !errors.Is(r.err, service.ErrInUse):
+			t.Errorf("a refused start did not say in use: %v", r.err)
+		}
+	}
+	if started != 1 {
+		t.Fatalf("%d harnesses started on one data directory, want 1", started)
+	}
+}
