@@ -44,6 +44,16 @@ type Options struct {
 	MaxSnippets int
 	// MaxFileBytes skips larger files (default 1 MiB).
 	MaxFileBytes int64
+	// Protected are the harness's own files and directories (its data
+	// directory, admin token, credentials, policy and configuration files,
+	// TLS keys, sockets), absolute or relative to the process's working
+	// directory. Whatever the roots, nothing at or beneath them is read,
+	// searched or listed, compared by real path (symbolic links and ".."
+	// resolved) and, for files opened, by identity (device and inode: a
+	// hard link or a name swapped for a link is refused too). A root
+	// inside one of them is an error; a root that contains them is
+	// served without them.
+	Protected []string
 }
 
 // root is one workspace root.
@@ -55,6 +65,7 @@ type root struct {
 // Perceiver answers context_perception events. It is safe for concurrent use.
 type Perceiver struct {
 	roots        []root
+	protected    []protectedPath
 	facts        []protocol.Fact
 	projectName  string
 	language     string
@@ -102,6 +113,11 @@ func New(opts Options) (*Perceiver, error) {
 			p.roots = append(p.roots, rt)
 		}
 	}
+	var err error
+	if p.protected, err = newProtected(opts.Protected, p.roots); err != nil {
+		return nil, err
+	}
+	p.cache.skip = p.guarded
 	if p.projectName == "" && len(p.roots) > 0 {
 		p.projectName = filepath.Base(p.roots[0].given)
 	}

@@ -61,9 +61,15 @@ func (p *Perceiver) resolve(c string) (*place, string) {
 	if !p.lexicalRoot(c) {
 		return nil, noteOutside
 	}
+	if p.guarded(c) {
+		return nil, noteHarness
+	}
 	resolved, err := filepath.EvalSymlinks(c)
 	if err != nil {
 		return nil, noteNotFound
+	}
+	if p.guarded(resolved) {
+		return nil, noteHarness
 	}
 	r, ok := p.containingRoot(resolved)
 	if !ok {
@@ -120,6 +126,9 @@ func (p *Perceiver) location(raw string, ws *place) (*place, string) {
 				return nil, noteHidden
 			}
 			return pl, ""
+		}
+		if note == noteHarness {
+			return nil, note
 		}
 		if problem != noteOutside {
 			problem = note

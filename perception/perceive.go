@@ -131,6 +131,14 @@ func (p *Perceiver) addSnippets(ctx context.Context, r *request, loc *place, ic 
 func (p *Perceiver) snippets(ctx context.Context, r *request, loc *place) (hits []hit, s *searcher, searched bool, err error) {
 	probes := r.probes()
 	s = p.newSearcher(probes, r.limit)
+	if len(p.protected) > 0 {
+		g, ok := p.snapshot()
+		if !ok {
+			// The harness's files could not all be told apart: read nothing.
+			return nil, s, false, nil
+		}
+		s.guard = g
+	}
 	if loc != nil && !loc.isDir {
 		s.seen[loc.abs] = true
 		if osr, err := os.OpenRoot(loc.r.dir); err == nil {

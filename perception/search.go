@@ -33,6 +33,8 @@ type searcher struct {
 	maxFileBytes int64
 	maxBytes     int64
 	onFile       func()
+	guarded      func(string) bool // the harness's own paths
+	guard        guard             // identities of the harness's files
 
 	seen    map[string]bool // resolved paths already considered (and the location file)
 	files   int             // files opened
@@ -51,6 +53,7 @@ func (p *Perceiver) newSearcher(probes []probe, limit int) *searcher {
 		maxFileBytes: p.maxFileBytes,
 		maxBytes:     p.maxBytes,
 		onFile:       p.onFile,
+		guarded:      p.guarded,
 		seen:         make(map[string]bool),
 	}
 	for _, pr := range probes {
@@ -86,7 +89,7 @@ func (s *searcher) walk(ctx context.Context, r root, dir string) error {
 			return fs.SkipAll
 		}
 		if d.IsDir() {
-			if p != dir && skipDirName(d.Name()) {
+			if p != dir && (skipDirName(d.Name()) || s.guarded(p)) {
 				return fs.SkipDir
 			}
 			return nil
@@ -119,7 +122,7 @@ func (s *searcher) consider(osr *os.Root, r root, p string, link bool) {
 			return
 		}
 	}
-	if !within(r.dir, resolved) || s.seen[resolved] {
+	if !within(r.dir, resolved) || s.seen[resolved] || s.guarded(p) || s.guarded(resolved) {
 		return
 	}
 	s.seen[resolved] = true
@@ -150,7 +153,7 @@ func (s *searcher) read(osr *os.Root, rel string, limit int64) ([]byte, bool) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > limit {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > limit || s.guard.holds(fi) {
 		return nil, false
 	}
 	if s.bytes+fi.Size() > s.maxBytes {
@@ -186,7 +189,7 @@ func (s *searcher) readHead(osr *os.Root, rel string) ([]byte, bool) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || s.bytes+sniffLen > s.maxBytes {
+	if err != nil || !fi.Mode().IsRegular() || s.bytes+sniffLen > s.maxBytes || s.guard.holds(fi) {
 		return nil, false
 	}
 	s.files++

@@ -35,7 +35,11 @@ type dirCount struct {
 
 // scanDir walks dir with the search's filters (no hidden, vendor or
 // node_modules directories, no hidden files, links not followed).
-func scanDir(ctx context.Context, dir string) (dirInfo, error) {
+func scanDir(ctx context.Context, dir string) (dirInfo, error) { return scanDirSkip(ctx, dir, nil) }
+
+// scanDirSkip is scanDir leaving out the paths skip reports (the
+// harness's own files); skip may be nil.
+func scanDirSkip(ctx context.Context, dir string, skip func(string) bool) (dirInfo, error) {
 	info := dirInfo{langs: make(map[string]int)}
 	counts := make(map[string]int)
 	entries := 0
@@ -50,6 +54,12 @@ func scanDir(ctx context.Context, dir string) (dirInfo, error) {
 			return err
 		}
 		if p == dir {
+			return nil
+		}
+		if skip != nil && skip(p) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		if entries++; entries > summaryEntries {
@@ -169,6 +179,7 @@ type summaryCache struct {
 	mu      sync.Mutex
 	now     func() time.Time
 	entries map[string]cachedInfo
+	skip    func(string) bool // paths scans leave out (nil: none)
 }
 
 type cachedInfo struct {
@@ -190,7 +201,7 @@ func (c *summaryCache) get(ctx context.Context, dir string) (dirInfo, error) {
 	if ok && now.Sub(e.at) < summaryTTL {
 		return e.info, nil
 	}
-	info, err := scanDir(ctx, dir)
+	info, err := scanDirSkip(ctx, dir, c.skip)
 	if err != nil {
 		return dirInfo{}, err
 	}

@@ -58,6 +58,7 @@ func (s *Service) startAdmin(cancel context.CancelFunc) (stop func(), err error)
 	}()
 	bound := "http://" + l.Addr().String()
 	s.adminBound.Store(&bound)
+	s.lockBound("admin", bound)
 	s.log.Info("admin API listening", "address", bound)
 	if s.opts.Ready != nil {
 		s.opts.Ready(Listening{Listen: "admin", Addr: bound})

@@ -64,7 +64,7 @@ func (s *Service) build() error {
 	if err != nil {
 		return err
 	}
-	perceiver, err := newPerceiver(c.Context)
+	perceiver, err := newPerceiver(c, s.opts.ConfigFile)
 	if err != nil {
 		return fmt.Errorf("context: %w", err)
 	}

@@ -30,7 +30,12 @@ func (s *Service) openStore(ctx context.Context, reg prometheus.Registerer) (sto
 		s.log.Info("store: PostgreSQL, shared with every replica using it", "database", db.Where())
 		return db, nil
 	}
-	return sqlite.Open(ctx, filepath.Join(s.cfg.DataDir, DBFile), sqlite.Options{Logger: s.log, Registerer: reg, MaxBatch: s.opts.AuditMaxBatch})
+	db, err := sqlite.Open(ctx, filepath.Join(s.cfg.DataDir, DBFile), sqlite.Options{Logger: s.log, Registerer: reg, MaxBatch: s.opts.AuditMaxBatch})
+	if err != nil {
+		// A nil *sqlite.DB in the interface would not be nil.
+		return nil, fmt.Errorf("data directory %s: the store cannot be opened: %w", s.cfg.DataDir, err)
+	}
+	return db, nil
 }
 
 // replicaHeartbeat is how often a replica refreshes its registry entry;

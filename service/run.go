@@ -58,6 +58,7 @@ func (s *Service) Run(ctx context.Context) error {
 				if !l.stdio {
 					s.log.Info("listening", "address", l.addr)
 				}
+				s.lockBound(l.addr, addr)
 				if s.opts.Ready != nil {
 					s.opts.Ready(Listening{Listen: l.addr, Addr: addr, Hint: hint})
 				}

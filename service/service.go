@@ -63,12 +63,17 @@ type Service struct {
 	runDone   chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+
+	locks locks // the data directory's and the Unix sockets' lock files
 }
 
-// New builds the harness cfg describes: it validates cfg, compiles the
-// policy, opens the store in cfg.DataDir (creating it), writes the
-// harness_start record, and checks every listen address. Nothing listens
-// until Run. On error, everything opened is closed again.
+// New builds the harness cfg describes: it validates cfg, takes the
+// exclusive lock of cfg.DataDir (creating it) and of each Unix socket path
+// before touching anything else (a second harness on either fails here
+// with an error wrapping ErrInUse that names the first), compiles the
+// policy, opens the store in cfg.DataDir, writes the harness_start record,
+// and checks every listen address. Nothing listens until Run. On error,
+// everything opened is closed again and the locks are released.
 func New(cfg config.Config, opts Options) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -76,6 +81,9 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 	s := &Service{cfg: cfg, opts: opts, log: opts.logger(), obs: &fanout{}, adminMux: http.NewServeMux(),
 		replicaID: newReplicaID(), started: time.Now()}
 	s.obs.add(opts.Observers...)
+	if err := s.lock(); err != nil {
+		return nil, err
+	}
 	if err := s.build(); err != nil {
 		s.closeStore()
 		return nil, err
@@ -207,7 +215,10 @@ func (s *Service) Close() error {
 	return s.closeErr
 }
 
+// closeStore closes the store and then releases the locks: the lock is
+// held until nothing of this harness is left in the data directory.
 func (s *Service) closeStore() error {
+	defer s.unlock()
 	s.stopTelemetry() // decisions have ended: flush their spans first
 	if s.db == nil {
 		return nil

@@ -114,6 +114,7 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
+	defer stdioDataDir(addrs)()
 	c, err := o.dialHarness(ctx, addrs)
 	if err != nil {
 		return err

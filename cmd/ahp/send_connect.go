@@ -5,6 +5,42 @@ import (
 	"strings"
 )
 
+// dataDirEnv names the data directory of ahp serve when --data-dir is not
+// given (it wins over the configuration file's data_dir).
+const dataDirEnv = "AHP_DATA_DIR"
+
+// stdioDataDir gives a harness that ahp send starts over stdio (a stdio:
+// address) its own temporary data directory, through $AHP_DATA_DIR, unless
+// that is set already: the harness a user runs in the same directory holds
+// ./ahp-data locked, and a harness started for one call must not take over
+// the data of a running one. The returned function removes the directory
+// (call it once the connection is closed). A --data-dir in the stdio
+// command line still wins, for records that must outlive the call.
+func stdioDataDir(addrs []string) (cleanup func()) {
+	if os.Getenv(dataDirEnv) != "" {
+		return func() {}
+	}
+	stdio := false
+	for _, a := range addrs {
+		stdio = stdio || strings.HasPrefix(a, "stdio:")
+	}
+	if !stdio {
+		return func() {}
+	}
+	dir, err := os.MkdirTemp("", "ahp-send-data-")
+	if err != nil {
+		return func() {} // the harness uses its own default
+	}
+	if os.Setenv(dataDirEnv, dir) != nil {
+		_ = os.Remove(dir)
+		return func() {}
+	}
+	return func() {
+		_ = os.Unsetenv(dataDirEnv)
+		_ = os.RemoveAll(dir)
+	}
+}
+
 // maxConnectAddrs bounds the endpoints one command tries.
 const maxConnectAddrs = 32
 

@@ -43,6 +43,7 @@ func runSendQuery(cmd *cobra.Command, o *sendOptions, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
+	defer stdioDataDir(addrs)()
 	c, err := o.dialHarness(ctx, addrs)
 	if err != nil {
 		return err

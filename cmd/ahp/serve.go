@@ -50,7 +50,11 @@ packs decide (destructive shell commands are blocked, private keys and
 cloud credentials in prompts and tool arguments are blocked), and the
 admin API (approvals, /healthz, /readyz, /metrics) listens on
 http://127.0.0.1:7700. SIGHUP reloads the policy. See --print-config for
-every setting.`,
+every setting.
+
+One harness at a time uses a data directory (and a Unix socket path): a
+second ahp serve on either exits at once, naming the running one's pid
+and addresses, and changes nothing (docs/deployment.md).`,
 		Example: `  ahp serve
   ahp serve --listen unix:/run/ahp/ahp.sock
   ahp serve --config ahp.yaml --policy team.yaml

@@ -67,7 +67,7 @@ type serveOptions struct {
 func (o *serveOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.configFile, "config", os.Getenv("AHP_CONFIG"), "configuration file (YAML; or $AHP_CONFIG)")
 	f.BoolVar(&o.printConfig, "print-config", false, "print the effective configuration as YAML and exit")
-	f.StringVar(&o.dataDir, "data-dir", "", "directory of the audit store and admin token (default ./ahp-data)")
+	f.StringVar(&o.dataDir, "data-dir", "", "directory of the audit store and admin token (or $AHP_DATA_DIR; default ./ahp-data); one harness at a time uses it")
 	f.StringVar(&o.store, "store", "", "store: sqlite (default, in --data-dir) or postgres://USER@HOST:PORT/DB shared by replicas")
 	f.StringVar(&o.admin, "admin", "", "admin API address, e.g. http://127.0.0.1:7700 (\"off\" disables it)")
 	f.StringArrayVar(&o.policies, "policy", nil, "policy file to load after the built-in packs, repeatable")
@@ -125,6 +125,8 @@ func (o *serveOptions) effectiveConfig(f *pflag.FlagSet) (config.Config, error) 
 	}
 	if o.dataDir != "" {
 		c.DataDir = o.dataDir
+	} else if v := os.Getenv(dataDirEnv); v != "" {
+		c.DataDir = v
 	}
 	o.adminExplicit = o.admin != "" || (o.configFile != "" && c.Admin != config.Default().Admin)
 	if o.admin != "" {
