@@ -66,6 +66,16 @@ func (s *state) unknown(limit bool, format string, args ...any) {
 	s.add(Effect{Kind: Unknown, Limit: limit, Reason: fmt.Sprintf(format, args...)})
 }
 
+// opaque records code that runs but cannot be read: an Unknown whose Into
+// names what runs it (an interpreter, "sh", or "program" for a program
+// named only at run time) and whose Program names the program whose
+// output is the code, when there is one ("ssh-agent" in eval "$(ssh-agent
+// -s)", "base64" in ... | base64 -d | sh). Rules tell obfuscation from
+// set-up scripts by those two fields.
+func (s *state) opaque(into, from string, format string, args ...any) {
+	s.add(Effect{Kind: Unknown, Into: into, Program: from, Reason: fmt.Sprintf(format, args...)})
+}
+
 // nested runs read one level deeper under reader name via (a shell inside
 // python, a script given to sh -c, ...). Past MaxDepth it records a limit
 // Unknown instead of reading.

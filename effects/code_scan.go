@@ -928,7 +928,7 @@ func (sc *scanner) evalCode(fn string, args [][]scTok) {
 		sc.s.nested(lang, func() { sc.s.scanCode(lang, s) })
 		return
 	}
-	sc.unknownf("%s of code not known before run time: %s", fn, argText(args))
+	sc.s.opaque(sc.lang, "", sc.lang+": %s of code not known before run time: %s", fn, argText(args))
 }
 
 func (sc *scanner) signal(sig string, targets []string) {

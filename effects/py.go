@@ -3,6 +3,7 @@ package effects
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -1940,7 +1941,7 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 	if v.url != "" {
 		p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: "python"})
 	}
-	p.unknownf("%s of code not known before run time: %s", q, snippet(a.text))
+	p.s.opaque("python", "", "python: %s of code not known before run time: %s", q, snippet(a.text))
 	return pyVal{}
 }
 
@@ -1948,7 +1949,7 @@ func pyExecFile(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "path")
 	if path, ok := p.pathOf(v, q, a); ok {
 		p.add(Effect{Kind: Read, Path: path})
-		p.unknownf("%s runs a Python file not read here: %s", q, path)
+		p.s.add(Effect{Kind: Unknown, Into: "python", Path: path, Reason: fmt.Sprintf("python: %s runs a Python file not read here: %s", q, path)})
 	}
 	return pyVal{}
 }

@@ -540,7 +540,7 @@ func (r *sh) command(ws []sword, in *shStream, env []shAssign) *shStream {
 		if name.out != nil && name.out.kind == sNet {
 			r.download(name.out, "sh")
 		}
-		r.s.unknown(false, "program name not known statically: %s", name.arg)
+		r.s.opaque("program", outProg(name), "program name not known statically: %s", name.arg)
 		return shOutputOf("")
 	}
 	prog := name.val

@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"path"
 	"regexp"
@@ -64,7 +65,7 @@ func (r *sh) feed(lang, prog string, st *shStream, env *shEnv) {
 		if what == "" {
 			what = "a command"
 		}
-		r.s.unknown(false, "%s runs code from the output of %s, not known statically", prog, what)
+		r.s.opaque(prog, st.prog, "%s runs code from the output of %s, not known statically", prog, what)
 	}
 }
 
@@ -83,12 +84,12 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
-		r.s.unknown(false, "%s runs the script %s, which the analysis cannot see", prog, p)
+		r.s.add(Effect{Kind: Unknown, Into: prog, Path: p, Reason: fmt.Sprintf("%s runs the script %s, which the analysis cannot see", prog, p)})
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	if err != nil {
-		r.s.unknown(false, "%s runs the script %s, which could not be read", prog, p)
+		r.s.add(Effect{Kind: Unknown, Into: prog, Path: p, Reason: fmt.Sprintf("%s runs the script %s, which could not be read", prog, p)})
 		return
 	}
 	if trunc {
@@ -167,7 +168,7 @@ func (c *shCall) scriptFile(lang, prog string, w sword, env *shEnv) {
 		return
 	}
 	if !w.known {
-		c.r.s.unknown(false, "%s runs a script whose path is not known statically: %s", prog, w.arg)
+		c.r.s.opaque(prog, "", "%s runs a script whose path is not known statically: %s", prog, w.arg)
 		return
 	}
 	p := c.r.path(w.val, false)
@@ -186,7 +187,7 @@ func (c *shCall) shellText(prog string, w sword, env *shEnv) {
 		c.r.download(w.out, prog)
 		return
 	}
-	c.r.s.unknown(false, "%s runs a script not known statically: %s", prog, w.arg)
+	c.r.s.opaque(prog, outProg(w), "%s runs a script not known statically: %s", prog, w.arg)
 }
 
 // codeText reads a word given to an interpreter as code (python -c).
@@ -199,7 +200,7 @@ func (c *shCall) codeText(lang string, w sword) {
 		c.r.download(w.out, c.prog)
 		return
 	}
-	c.r.s.unknown(false, "%s runs code not known statically: %s", c.prog, w.arg)
+	c.r.s.opaque(c.prog, outProg(w), "%s runs code not known statically: %s", c.prog, w.arg)
 }
 
 func hShell(c *shCall) *shStream {
@@ -572,7 +573,7 @@ func hEval(c *shCall) *shStream {
 		c.r.download(w.out, "eval")
 		return nil
 	}
-	c.r.s.unknown(false, "eval of text not known statically: %s", w.arg)
+	c.r.s.opaque("sh", outProg(w), "eval of text not known statically: %s", w.arg)
 	return nil
 }
 
@@ -599,7 +600,7 @@ func hSource(c *shCall) *shStream {
 		return nil
 	}
 	if !w.known {
-		c.r.s.unknown(false, "%s of a script whose path is not known statically: %s", c.prog, w.arg)
+		c.r.s.opaque("sh", "", "%s of a script whose path is not known statically: %s", c.prog, w.arg)
 		return nil
 	}
 	p := c.r.path(w.val, false)
@@ -619,13 +620,13 @@ func (r *sh) sourceFile(p string) {
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
-		r.s.unknown(false, "source runs the script %s, which the analysis cannot see", p)
+		r.s.add(Effect{Kind: Unknown, Into: "sh", Path: p, Reason: fmt.Sprintf("source runs the script %s, which the analysis cannot see", p)})
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	switch {
 	case err != nil:
-		r.s.unknown(false, "source runs the script %s, which could not be read", p)
+		r.s.add(Effect{Kind: Unknown, Into: "sh", Path: p, Reason: fmt.Sprintf("source runs the script %s, which could not be read", p)})
 	case trunc:
 		r.s.unknown(true, "source runs the script %s, larger than the %d bytes read", p, MaxScriptBytes)
 	default:
@@ -1119,4 +1120,13 @@ func (c *shCall) gunzipText() *shStream {
 		return c.filter()
 	}
 	return &shStream{kind: sText, text: string(b)}
+}
+
+// outProg names the program whose output a word is ("" when none or more
+// than one).
+func outProg(w sword) string {
+	if w.out != nil {
+		return w.out.prog
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package effects
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
@@ -701,6 +702,9 @@ func (r *sh) glob(out []sword, w sword) []sword {
 		return append(out, w)
 	}
 	matches, err := fs.Glob(abs, MaxGlobMatches+1)
+	if errors.Is(err, ErrGlobTooLarge) {
+		r.s.unknown(true, "pattern %s reads more directory entries than the analysis reads", w.arg)
+	}
 	if err != nil || len(matches) == 0 {
 		w.val = w.arg
 		return append(out, w)

@@ -169,6 +169,9 @@ func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
 	if cwd, ok := m["cwd"].(string); ok && cwd != "" {
 		agent.Cwd = cwd
 	}
+	if fs, ok := agent.FS.(*effects.OSFS); ok && agent.Cwd != "" {
+		agent.FS = fs.Within(agent.Cwd)
+	}
 	return effects.Payload(m, agent)
 }
 

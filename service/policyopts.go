@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"strings"
 
 	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/effects"
@@ -25,7 +27,35 @@ func policyOptions(log *slog.Logger, c config.Config, configFile string) policy.
 		popts.Default = protocol.DecisionBlock
 	}
 	popts.Mode = policy.Mode(c.Policy.Mode)
+	// Agents usually run on this machine: the effect analysis expands
+	// their globs, resolves their links and reads the scripts they run
+	// (in their working directory and the temporary directories), never
+	// the harness's own files.
+	popts.Agent.FS = &effects.OSFS{ScriptRoots: effects.DefaultScriptRoots, Deny: underAny(perceptionProtected(c, configFile))}
 	return popts
+}
+
+// underAny returns a function that reports whether a path is one of files
+// or lies under one, compared as given and with links resolved.
+func underAny(files []string) func(string) bool {
+	var roots []string
+	for _, f := range files {
+		if a, err := filepath.Abs(f); err == nil {
+			roots = append(roots, a)
+			if r, err := filepath.EvalSymlinks(a); err == nil && r != a {
+				roots = append(roots, r)
+			}
+		}
+	}
+	return func(p string) bool {
+		p = filepath.Clean(p)
+		for _, r := range roots {
+			if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // approvalEffects reads the effects of a stored approval's event with the
