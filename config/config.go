@@ -226,8 +226,8 @@ type IdleConfig struct {
 // Default returns the configuration ahp serve uses with no file.
 func Default() Config {
 	return Config{
-		DataDir: "./ahp-data",
-		Listen:  []string{"unix:ahp.sock"},
+		DataDir: DefaultDataDir(),
+		Listen:  []string{DefaultConnect()},
 		Admin:   "http://127.0.0.1:7700",
 		Log:     LogConfig{Level: "info", Format: "text"},
 		Harness: HarnessConfig{Name: "ahp", TimeoutMs: 10000, BatchSize: 100, MaxDepth: 10,

@@ -177,6 +177,12 @@ func (s *Service) lock() error {
 		return nil
 	}
 	for _, p := range sockets {
+		// The socket's directory is made (owner only) when missing: the
+		// default one lives in the runtime or state directory.
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			s.unlock()
+			return fmt.Errorf("unix socket %s: its directory cannot be created: %w", p, err)
+		}
 		l, err := acquireLock(p+SocketLockSuffix, owner)
 		if err != nil {
 			s.unlock()

@@ -37,7 +37,7 @@ func addAdminClientFlags(cmd *cobra.Command, o *adminClientOptions) {
 	}
 	f.StringVar(&o.addr, "admin", def, "admin API address (or $AHP_ADMIN)")
 	f.StringVar(&o.token, "token", "", "approver or admin token; prefer $AHP_ADMIN_TOKEN, default: the local token in --data-dir")
-	f.StringVar(&o.dataDir, "data-dir", "./ahp-data", "data directory of a local harness, where its admin token is")
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory of a local harness, where its admin token is (or $AHP_DATA_DIR)")
 }
 
 // bearer returns the token to present.

@@ -36,7 +36,7 @@ These commands read <data-dir>/ahp.db directly and read-only (except
 redact, which rewrites it); they work while the harness runs. The export
 format is described in docs/audit-format.md.`,
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", "./ahp-data", "data directory of the harness, holding ahp.db")
+	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory of the harness, holding ahp.db (or $AHP_DATA_DIR)")
 	cmd.AddCommand(newAuditTailCmd(&dataDir), newAuditQueryCmd(&dataDir), newAuditExportCmd(&dataDir),
 		newAuditRedactCmd(&dataDir), newAuditShadowReportCmd(&dataDir))
 	return cmd

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"time"
 
@@ -48,7 +47,7 @@ starts the program again. Addresses are those of ahp send.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runConformance(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "server address (or $AHP_CONNECT)")
+	f.StringVar(&o.connect, "connect", defaultConnect(), "server address (or $AHP_CONNECT; default: ahp serve's default socket)")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Second, "how long each check waits for an answer")
 	f.IntVar(&o.oversize, "oversize-bytes", 5<<20, "size of the message of the oversized-message check (above the server's limit)")
 	f.StringVar(&o.slowTool, "slow-tool", "", "a pre_action tool the server is slow to decide (the slow-request check is skipped without it)")

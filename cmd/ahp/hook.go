@@ -52,7 +52,7 @@ See docs/adapters.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "harness address (or $AHP_CONNECT)")
+	f.StringVar(&o.connect, "connect", defaultConnect(), "harness address (or $AHP_CONNECT; default: ahp serve's default socket)")
 	f.DurationVar(&o.timeout, "timeout", 50*time.Second, "longest time to wait for the harness, escalations included (keep it below the tool's hook timeout)")
 	addDialFlags(f, &o.dial)
 	cmd.AddCommand(newHookInstallCmd())

@@ -65,7 +65,7 @@ trusts, which the installer does not decide for you.`,
 	f.BoolVar(&o.project, "project", false, "the project's settings file (default)")
 	f.BoolVar(&o.user, "user", false, "the user's settings file in the home directory")
 	f.BoolVar(&o.write, "write", false, "merge into the settings file (default: print the merged file)")
-	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "harness address the hook connects to (or $AHP_CONNECT)")
+	f.StringVar(&o.connect, "connect", defaultConnect(), "harness address the hook connects to (or $AHP_CONNECT; default: ahp serve's default socket)")
 	f.DurationVar(&o.timeout, "timeout", 110*time.Second, "ahp hook's --timeout (escalations wait this long for an approver)")
 	f.StringVar(&o.dir, "dir", ".", "the project's root (with --project)")
 	f.BoolVar(&o.trust, "trust", false, "Codex: record in $CODEX_HOME/config.toml that you trust the installed hooks (with --user)")

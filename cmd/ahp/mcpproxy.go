@@ -70,7 +70,7 @@ process is stopped, and it exits with status 0.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.connect, "connect", os.Getenv("AHP_CONNECT"), "harness address (or $AHP_CONNECT)")
+	f.StringVar(&o.connect, "connect", defaultConnect(), "harness address (or $AHP_CONNECT; default: ahp serve's default socket)")
 	f.StringVar(&o.listen, "listen", "", "serve MCP Streamable HTTP on http://HOST:PORT instead of stdio")
 	f.StringVar(&o.descriptor, "descriptor", "", "agent descriptor whose tools form the allow-list of tools/list and tools/call")
 	f.StringVar(&o.name, "name", "", "the server's name in the events (default: the command's base name)")

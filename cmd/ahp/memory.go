@@ -33,7 +33,7 @@ each fact came from: its origin (human, policy, agent), kind and source.
 These commands open <data-dir>/ahp.db directly; they work while the harness
 runs.`,
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", "./ahp-data", "data directory of the harness, holding ahp.db")
+	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory of the harness, holding ahp.db (or $AHP_DATA_DIR)")
 	cmd.AddCommand(newMemoryAddCmd(&dataDir), newMemoryListCmd(&dataDir), newMemoryDeleteCmd(&dataDir))
 	return cmd
 }

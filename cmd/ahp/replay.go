@@ -88,7 +88,7 @@ Exit status:
 	fl.StringArrayVar(&f.policies, "policy", nil, "new policy file or directory (repeatable); default: the --config policy files")
 	f.pf.register(cmd)
 	fl.StringVar(&f.configFile, "config", "", "ahp serve configuration to take packs, params, default, approval fallback and data dir from")
-	fl.StringVar(&f.dataDir, "data-dir", "", "data directory of the harness whose store to read (default ./ahp-data)")
+	fl.StringVar(&f.dataDir, "data-dir", "", "data directory of the harness whose store to read (default: the configuration's, or "+config.DefaultDataDir()+")")
 	fl.StringVar(&f.storePath, "store", "", "SQLite database file to read (instead of --data-dir)")
 	fl.StringVar(&f.input, "input", "", `audit export file (JSON Lines) to read instead of the store; "-" for standard input`)
 	fl.StringVar(&f.session, "session", "", "replay only this session")

@@ -36,7 +36,7 @@ connection ended while it was open shows "(connection closed)" or
 These commands read <data-dir>/ahp.db directly, read-only; they work while
 the harness runs. The rules are in docs/runs.md.`,
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", "./ahp-data", "data directory of the harness, holding ahp.db")
+	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory of the harness, holding ahp.db (or $AHP_DATA_DIR)")
 	cmd.AddCommand(newRunsListCmd(&dataDir), newRunsShowCmd(&dataDir))
 	return cmd
 }

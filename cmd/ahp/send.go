@@ -87,7 +87,7 @@ Exit codes:
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.connect, "connect", envConnect(), "harness address; repeat it or separate addresses by commas for replicas (or $AHP_CONNECT)")
+	f.StringArrayVar(&o.connect, "connect", envConnect(), "harness address; repeat it or separate addresses by commas for replicas (or $AHP_CONNECT; default: ahp serve's default socket)")
 	f.StringVar(&o.session, "session", "ahp-send", "session_id of the event")
 	f.StringVar(&o.agent, "agent", "ahp-send", "agent_id of the event")
 	f.Uint32Var(&o.depth, "depth", 0, "depth of the event (0 for a top-level agent)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ahp-go/ahp/config"
 	"os"
 	"strings"
 )
@@ -45,11 +46,24 @@ func stdioDataDir(addrs []string) (cleanup func()) {
 const maxConnectAddrs = 32
 
 // envConnect is the default of --connect: $AHP_CONNECT, if set.
-func envConnect() []string {
+func envConnect() []string { return []string{defaultConnect()} }
+
+// defaultConnect is the harness address of a command given none:
+// $AHP_CONNECT, or the default socket of ahp serve (config.DefaultSocket).
+func defaultConnect() string {
 	if v := os.Getenv("AHP_CONNECT"); v != "" {
-		return []string{v}
+		return v
 	}
-	return nil
+	return config.DefaultConnect()
+}
+
+// defaultDataDir is the data directory of a local harness a command reads
+// when given none: $AHP_DATA_DIR, or ahp serve's default.
+func defaultDataDir() string {
+	if v := os.Getenv(dataDirEnv); v != "" {
+		return v
+	}
+	return config.DefaultDataDir()
 }
 
 // connectAddrs flattens the --connect values: each may be one address or a

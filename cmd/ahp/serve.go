@@ -12,14 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/service"
 )
 
 func init() {
 	register(newServeCmd)
 }
-
-const defaultSocket = "ahp.sock"
 
 func newServeCmd() *cobra.Command {
 	o := &serveOptions{}
@@ -41,13 +40,18 @@ Network listeners require --credentials (API keys, bearer tokens, client
 certificates with roles; see docs/security.md) unless they listen on
 loopback only, which is open with a warning, or --insecure-no-auth is given.
 
-With no --listen, the harness listens on the Unix socket ./` + defaultSocket + `
-and prints how to connect. Logs go to stderr.
+With no --listen, the harness listens on the Unix socket ` + config.DefaultSocket() + `
+(the runtime or state directory, never the directory it is started in),
+where the other commands look for it when given no --connect, and prints
+how to connect. Logs go to stderr.
 
 With no configuration file, everything has a default: the audit log,
-approvals and memory live in SQLite under ./ahp-data, the built-in policy
-packs decide (destructive shell commands are blocked, private keys and
-cloud credentials in prompts and tool arguments are blocked), and the
+approvals and memory live in SQLite under ` + config.DefaultDataDir() + `
+(or $AHP_DATA_DIR), out of the project an agent works in, the built-in policy
+packs decide on what each action does (destructive commands, reverse
+shells, credential theft and exfiltration, persistence, privilege changes
+and secrets in prompts are blocked; risky but legitimate steps wait for a
+human; docs/policy.md), and the
 admin API (approvals, /healthz, /readyz, /metrics) listens on
 http://127.0.0.1:7700. SIGHUP reloads the policy. See --print-config for
 every setting.

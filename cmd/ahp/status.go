@@ -77,7 +77,7 @@ Exit codes:
 	f := cmd.Flags()
 	f.StringArrayVar(&o.connect, "connect", []string{def}, "admin API address of a replica; repeat it or separate addresses by commas (or $AHP_ADMIN)")
 	f.StringVar(&o.token, "token", "", "admin token; prefer $AHP_ADMIN_TOKEN, default: the local token in --data-dir")
-	f.StringVar(&o.dataDir, "data-dir", "./ahp-data", "data directory of a local harness, where its admin token is")
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory of a local harness, where its admin token is (or $AHP_DATA_DIR)")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Second, "how long to wait for each admin API")
 	f.BoolVar(&o.json, "json", false, "print the replicas as JSON")
 	return cmd
