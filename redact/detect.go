@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -19,32 +20,49 @@ type detector struct {
 	// valid, when set, filters out matches that only look like secrets
 	// (placeholders such as api_key=YOUR_API_KEY).
 	valid func(string) bool
+	// scan, when set, replaces the pattern: it returns the spans of the
+	// secrets itself (detectors that look at more than one match).
+	scan func(s string) [][2]int
 	// hint lists literals (compared without case) of which a text must hold
 	// one for the pattern to match; it spares the regexp most texts. Nil
 	// means no hint: the regexp always runs.
 	hint []string
 }
 
-// builtin are the built-in detectors. Private keys are matched from the
-// BEGIN line through the END line (or to the end of the text when it is
-// cut off).
+// builtin are the built-in detectors, in detection order: where two find
+// overlapping text, the earlier one's kind is kept. Private keys are
+// matched from the BEGIN line through the END line (or to the end of the
+// text when it is cut off). The key formats follow the providers' published
+// prefixes (the same facts secret scanners such as gitleaks encode).
 var builtin = []detector{
 	{kind: "private_key", hint: []string{"private key"}, lazy: lazyRE(
 		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{kind: "aws_access_key", hint: []string{"akia", "asia", "abia", "acca"},
-		lazy: lazyRE(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{kind: "aws_access_key", hint: awsIDHints, lazy: awsIDRE},
 	{kind: "aws_secret_key", hint: []string{"secret"}, lazy: lazyRE(
-		`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})`), group: 1},
+		`(?i)aws_?secret_?access_?key["']?(?:\s*[:=]\s*|\s+)["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: mixedBase64},
+	// A 40-character secret access key written near its access key id, in
+	// any words ("use AKIA… with secret Xr9…").
+	{kind: "aws_secret_key", hint: awsIDHints, scan: awsPairSecrets},
 	{kind: "github_token", hint: []string{"gh", "github_pat_"},
 		lazy: lazyRE(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{kind: "slack_token", hint: []string{"xox"}, lazy: lazyRE(`\bxox[abposr]-[A-Za-z0-9-]{10,250}`)},
+	{kind: "gitlab_token", hint: []string{"glpat-"}, lazy: lazyRE(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+	{kind: "slack_token", hint: []string{"xox", "xapp-"},
+		lazy: lazyRE(`\bxox[abposre]-[A-Za-z0-9-]{10,250}|\bxapp-\d-[A-Za-z0-9-]{10,250}`)},
 	{kind: "slack_webhook", hint: []string{"hooks.slack.com"},
 		lazy: lazyRE(`https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}`)},
 	{kind: "google_api_key", hint: []string{"aiza"}, lazy: lazyRE(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{kind: "stripe_key", hint: []string{"_live_"}, lazy: lazyRE(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
-	{kind: "api_key", hint: []string{"key", "token", "secret"}, lazy: lazyRE(
-		`(?i)\b(?:api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret)["']?\s*[:=]\s*["']?([A-Za-z0-9_./+=-]{12,})`),
-		group: 1, valid: looksRandom},
+	{kind: "google_oauth_secret", hint: []string{"gocspx-"}, lazy: lazyRE(`\bGOCSPX-[0-9A-Za-z_-]{28}`)},
+	{kind: "stripe_key", hint: []string{"_live_", "_prod_"}, lazy: lazyRE(`\b[rs]k_(?:live|prod)_[0-9A-Za-z]{20,}\b`)},
+	{kind: "anthropic_key", hint: []string{"sk-ant-"},
+		lazy: lazyRE(`\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}`)},
+	{kind: "openai_key", hint: []string{"sk-"}, lazy: lazyRE(
+		`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b`)},
+	{kind: "npm_token", hint: []string{"npm_"}, lazy: lazyRE(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{kind: "pypi_token", hint: []string{"pypi-"}, lazy: lazyRE(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+	{kind: "huggingface_token", hint: []string{"hf_"}, lazy: lazyRE(`\bhf_[A-Za-z]{34}\b`), valid: notOneCase},
+	// A literal value assigned to a name that ends in a secret word
+	// (OPENAI_API_KEY=…, client_secret: …, --token …): see assign.go.
+	{kind: assignKind, hint: assignHints, scan: assignedSecrets},
 }
 
 // hintsByByte lists, for each byte (both ASCII cases), the hints of the
@@ -97,11 +115,14 @@ func builtinKind(kind string) bool {
 	return false
 }
 
-// BuiltinKinds returns the kinds of the built-in detectors, in detection order.
+// BuiltinKinds returns the kinds of the built-in detectors, in detection
+// order, each once.
 func BuiltinKinds() []string {
-	out := make([]string, len(builtin))
+	out := make([]string, 0, len(builtin))
 	for i := range builtin {
-		out[i] = builtin[i].kind
+		if !slices.Contains(out, builtin[i].kind) {
+			out = append(out, builtin[i].kind)
+		}
 	}
 	return out
 }
@@ -134,6 +155,9 @@ func (p *detector) matches(s string) [][2]int {
 	if !hasHint(s, p.hint) {
 		return nil
 	}
+	if p.scan != nil {
+		return p.scan(s)
+	}
 	var out [][2]int
 	for _, m := range p.pattern().FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[2*p.group], m[2*p.group+1]
@@ -160,15 +184,44 @@ func markerKinds(s string, fn func(kind string) bool) bool {
 	return true
 }
 
+// builtinSpans returns the non-overlapping secrets the built-in detectors
+// find in s, in order; where two overlap, the earlier detector's is kept.
+func builtinSpans(s string) []span {
+	if !anyHint(s) {
+		return nil
+	}
+	var out []span
+	for i := range builtin {
+		out = addSpans(out, &builtin[i], s)
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.start - b.start })
+	return out
+}
+
+// addSpans appends to out the matches of d in s that overlap none of out.
+func addSpans(out []span, d *detector, s string) []span {
+	n := len(out)
+	for _, m := range d.matches(s) {
+		overlaps := false
+		for _, o := range out[:n] {
+			if m[0] < o.end && o.start < m[1] {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			out = append(out, span{m[0], m[1], d.kind})
+		}
+	}
+	return out
+}
+
 // FindKinds adds to found the kind of each built-in secret in s, and of each
 // redaction marker of a built-in kind (a marker counts as the secret it
 // replaced).
 func FindKinds(s string, found map[string]bool) {
-	for i := range builtin {
-		p := &builtin[i]
-		if !found[p.kind] && len(p.matches(s)) > 0 {
-			found[p.kind] = true
-		}
+	for _, sp := range builtinSpans(s) {
+		found[sp.kind] = true
 	}
 	markerKinds(s, func(k string) bool { found[k] = true; return true })
 }
@@ -176,9 +229,11 @@ func FindKinds(s string, found map[string]bool) {
 // HasSecret reports whether s holds a built-in secret or a redaction marker
 // of a built-in kind.
 func HasSecret(s string) bool {
-	for i := range builtin {
-		if len(builtin[i].matches(s)) > 0 {
-			return true
+	if anyHint(s) {
+		for i := range builtin {
+			if len(builtin[i].matches(s)) > 0 {
+				return true
+			}
 		}
 	}
 	hit := false
@@ -190,23 +245,19 @@ func HasSecret(s string) bool {
 // a fingerprint (the policy function redact_secrets, whose result goes back
 // to the agent).
 func Plain(s string) string {
-	for i := range builtin {
-		p := &builtin[i]
-		spans := p.matches(s)
-		if len(spans) == 0 {
-			continue
-		}
-		var b strings.Builder
-		last := 0
-		for _, sp := range spans {
-			b.WriteString(s[last:sp[0]])
-			b.WriteString("[REDACTED:" + p.kind + "]")
-			last = sp[1]
-		}
-		b.WriteString(s[last:])
-		s = b.String()
+	spans := builtinSpans(s)
+	if len(spans) == 0 {
+		return s
 	}
-	return s
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.start])
+		b.WriteString("[REDACTED:" + sp.kind + "]")
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // hasHint reports whether s contains one of hints (lower-case ASCII),
