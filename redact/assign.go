@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -23,13 +24,6 @@ const assignKind = "api_key"
 // assignedSecrets to find anything.
 var assignHints = []string{"key", "token", "secret", "passw", "passphrase"}
 
-// assignRE finds a secret word followed by an assignment: group 1 is the
-// word, group 2 the separator, group 3 the value. The word is followed
-// directly (or through a closing quote) by the separator, so that only the
-// end of a name is matched.
-var assignRE = lazyRE(`(?i)((?:api|access|secret|auth|client|signing|encryption|master|app)[_.-]?key|token|secret|password|passwd|passphrase)` +
-	`["'\x60]?(\s*(?::=|=>|[:=])\s*|\s+)["'\x60]?([A-Za-z0-9_./+=~-]{12,})`)
-
 // notSecretTokens are the words that, before "token", name something that
 // is not a credential: a page cursor, a count, a model's vocabulary.
 var notSecretTokens = map[string]bool{
@@ -40,47 +34,134 @@ var notSecretTokens = map[string]bool{
 	"special": true, "stop": true, "start": true, "end": true, "csrf": true, "xsrf": true,
 }
 
+// keyPrefixes are the words that make "key" a secret word when they come
+// before it, directly or through one of _ - . (api_key, SECRET-KEY,
+// accessKey).
+var keyPrefixes = []string{"api", "access", "secret", "auth", "client", "signing", "encryption", "master", "app"}
+
+// secretWordAt returns the start of the secret word that ends at end in s
+// (s[start:end] is token, secret, password, passwd, passphrase, or key
+// with one of keyPrefixes), or -1.
+func secretWordAt(s string, end int) int {
+	for _, w := range [...]string{"token", "secret", "password", "passwd", "passphrase"} {
+		if end >= len(w) && prefixFold(s[end-len(w):end], w) {
+			return end - len(w)
+		}
+	}
+	if end < 3 || !prefixFold(s[end-3:end], "key") {
+		return -1
+	}
+	i := end - 3
+	if i > 0 && (s[i-1] == '_' || s[i-1] == '-' || s[i-1] == '.') {
+		i--
+	}
+	for _, p := range keyPrefixes {
+		if i >= len(p) && prefixFold(s[i-len(p):i], p) {
+			return i - len(p)
+		}
+	}
+	return -1
+}
+
 // assignedSecrets returns the spans of the values assigned to secret names
-// in s.
+// in s. Each place where a secret word ends is looked at: the word must
+// end a name (nameQualifier), and be followed by an optional closing
+// quote, a separator (=, :, :=, =>, or for a command-line flag spaces), an
+// optional opening quote and a value of at least 12 characters that
+// literalSecret accepts.
 func assignedSecrets(s string) [][2]int {
 	var out [][2]int
-	re := assignRE()
-	for pos := 0; pos < len(s); {
-		m := re.FindStringSubmatchIndex(s[pos:])
-		if m == nil {
-			break
-		}
-		for i := range m {
-			if m[i] >= 0 {
-				m[i] += pos
+	for _, h := range assignHints {
+		for from := 0; from < len(s); {
+			j := indexFold(s[from:], h)
+			if j < 0 {
+				break
+			}
+			from += j + len(h)
+			end := from
+			if h == "passw" { // password or passwd
+				switch {
+				case end+3 <= len(s) && prefixFold(s[end:end+3], "ord"):
+					end += 3
+				case end+1 <= len(s) && lower(s[end]) == 'd':
+					end++
+				default:
+					continue
+				}
+			}
+			ws := secretWordAt(s, end)
+			if ws < 0 {
+				continue
+			}
+			if sp, ok := assignedValue(s, ws, end); ok && !overlapsAny(out, sp) {
+				out = append(out, sp)
 			}
 		}
-		wordStart, wordEnd := m[2], m[3]
-		sep := s[m[4]:m[5]]
-		vs, ve := m[6], m[7]
-		// The next search starts just after the word: a rejected match may
-		// hide another one inside its value.
-		pos = wordEnd
-		qual, ok := nameQualifier(s, wordStart)
-		if !ok {
-			continue
-		}
-		if strings.TrimSpace(sep) == "" && !flagName(s, wordStart) {
-			// Only --api-key VALUE and the like take a value after a space;
-			// in prose ("the token abc…") a space is not an assignment.
-			continue
-		}
-		word := strings.ToLower(s[wordStart:wordEnd])
-		if word == "token" && notSecretTokens[qual] {
-			continue
-		}
-		if !literalSecret(s, vs, ve) {
-			continue
-		}
-		out = append(out, [2]int{vs, ve})
-		pos = ve
 	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	return out
+}
+
+// overlapsAny reports whether sp overlaps a span of out.
+func overlapsAny(out [][2]int, sp [2]int) bool {
+	for _, o := range out {
+		if sp[0] < o[1] && o[0] < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// assignedValue returns the span of the literal secret assigned to the
+// secret word s[ws:we], if any.
+func assignedValue(s string, ws, we int) ([2]int, bool) {
+	qual, ok := nameQualifier(s, ws)
+	if !ok || (we-ws == 5 && prefixFold(s[ws:we], "token") && notSecretTokens[qual]) {
+		return [2]int{}, false
+	}
+	i := we
+	if i < len(s) && isQuote(s[i]) {
+		i++
+	}
+	spaces := i
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	switch {
+	case i+1 < len(s) && (s[i:i+2] == ":=" || s[i:i+2] == "=>"):
+		i += 2
+	case i < len(s) && (s[i] == '=' || s[i] == ':'):
+		i++
+	case i > spaces && flagName(s, ws):
+		// --api-key VALUE: only a flag takes its value after a space; in
+		// prose ("the token abc…") a space is not an assignment.
+	default:
+		return [2]int{}, false
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i < len(s) && isQuote(s[i]) {
+		i++
+	}
+	vs := i
+	for i < len(s) && valueByte(s[i]) {
+		i++
+	}
+	if i-vs < 12 || !literalSecret(s, vs, i) {
+		return [2]int{}, false
+	}
+	return [2]int{vs, i}, true
+}
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// valueByte reports whether c may be part of an assigned secret.
+func valueByte(c byte) bool {
+	return isAlnum(c) || c == '_' || c == '.' || c == '/' || c == '+' || c == '=' || c == '~' || c == '-'
 }
 
 // nameQualifier reports whether the secret word at s[start:] ends a name
@@ -299,19 +380,16 @@ func isAlnum(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
 // secretName reports whether name, a JSON member name, ends in a secret
 // word as an assignment's name must ({"OPENAI_API_KEY": "…"}).
 func secretName(name string) bool {
-	if len(name) > 256 || !hasHint(name, assignHints) {
+	if len(name) > 256 {
 		return false
 	}
-	m := nameWordRE().FindStringSubmatchIndex(name)
-	if m == nil {
+	ws := secretWordAt(name, len(name))
+	if ws < 0 {
 		return false
 	}
-	qual, ok := nameQualifier(name, m[2])
-	return ok && !(strings.EqualFold(name[m[2]:m[3]], "token") && notSecretTokens[qual])
+	qual, ok := nameQualifier(name, ws)
+	return ok && !(len(name)-ws == 5 && notSecretTokens[qual])
 }
-
-// nameWordRE matches a secret word at the end of a name.
-var nameWordRE = lazyRE(`(?i)((?:api|access|secret|auth|client|signing|encryption|master|app)[_.-]?key|token|secret|password|passwd|passphrase)$`)
 
 // MemberSecret reports whether value, the string value of the JSON member
 // name, is a secret because of its name: name ends in a secret word
@@ -322,11 +400,10 @@ func MemberSecret(name, value string) bool {
 }
 
 // validValue reports whether every byte of v is one an assigned secret is
-// read with (assignRE's value class).
+// made of (valueByte).
 func validValue(v string) bool {
 	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if !isAlnum(c) && !strings.ContainsRune("_./+=~-", rune(c)) {
+		if !valueByte(v[i]) {
 			return false
 		}
 	}

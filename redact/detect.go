@@ -38,7 +38,7 @@ var builtin = []detector{
 	{kind: "private_key", hint: []string{"private key"}, lazy: lazyRE(
 		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
 	{kind: "aws_access_key", hint: awsIDHints, lazy: awsIDRE},
-	{kind: "aws_secret_key", hint: []string{"secret"}, lazy: lazyRE(
+	{kind: "aws_secret_key", hint: []string{"secret_access", "secretaccess"}, lazy: lazyRE(
 		`(?i)aws_?secret_?access_?key["']?(?:\s*[:=]\s*|\s+)["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: mixedBase64},
 	// A 40-character secret access key written near its access key id, in
 	// any words ("use AKIA… with secret Xr9…").
@@ -69,17 +69,37 @@ var builtin = []detector{
 // built-in detectors that start with it, so that one pass over a text tells
 // whether any detector can match it.
 var hintsByByte = func() (t [256][]string) {
+	var all []string
 	for i := range builtin {
 		for _, h := range builtin[i].hint {
-			c := h[0]
-			t[c] = append(t[c], h)
-			if c >= 'a' && c <= 'z' {
-				t[c-'a'+'A'] = append(t[c-'a'+'A'], h)
+			if !slices.Contains(all, h) {
+				all = append(all, h)
 			}
+		}
+	}
+	for _, h := range all {
+		if subsumed(h, all) {
+			continue
+		}
+		c := h[0]
+		t[c] = append(t[c], h)
+		if c >= 'a' && c <= 'z' {
+			t[c-'a'+'A'] = append(t[c-'a'+'A'], h)
 		}
 	}
 	return t
 }()
+
+// subsumed reports whether a text holding hint h always holds a shorter
+// hint of all that h starts with, so that anyHint need not look for h.
+func subsumed(h string, all []string) bool {
+	for _, o := range all {
+		if len(o) < len(h) && strings.HasPrefix(h, o) {
+			return true
+		}
+	}
+	return false
+}
 
 // anyHint reports whether s holds the hint of some built-in detector:
 // when it does not, no built-in detector can match s.

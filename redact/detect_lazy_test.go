@@ -1,6 +1,9 @@
 package redact
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The built-in patterns are compiled on first use, not at start: each one
 // must still compile (a typo would otherwise surface only when a text
@@ -18,7 +21,22 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 			t.Errorf("%s: pattern not compiled once", builtin[i].kind)
 		}
 	}
-	if markerRE() == nil || kindRE() == nil || assignRE() == nil || awsSecretRE() == nil {
+	if markerRE() == nil || kindRE() == nil || awsSecretRE() == nil {
 		t.Error("marker or kind pattern missing")
+	}
+}
+
+// anyHint finds every hint of every built-in detector, in either case,
+// though the table keeps only hints no shorter one starts.
+func TestAnyHintFindsEveryHint(t *testing.T) {
+	for i := range builtin {
+		for _, h := range builtin[i].hint {
+			if !anyHint("x "+h+" y") || !anyHint(strings.ToUpper(h)) {
+				t.Errorf("%s: hint %q not found", builtin[i].kind, h)
+			}
+		}
+	}
+	if anyHint("ls -la /workspace/project") {
+		t.Error("a clean text holds a hint")
 	}
 }
