@@ -2,7 +2,6 @@ package redact
 
 import (
 	"math"
-	"slices"
 	"strings"
 )
 
@@ -69,55 +68,79 @@ func secretWordAt(s string, end int) int {
 // quote, a separator (=, :, :=, =>, or for a command-line flag spaces), an
 // optional opening quote and a value of at least 12 characters that
 // literalSecret accepts.
+//
+// The scan is linear in len(s): words are found in one pass, and a value
+// that starts inside a value already looked at (token=xxxx_token=…) is
+// looked at only while a budget of a few times len(s) lasts, so that a
+// text made of nested assignments costs no more than a few passes.
 func assignedSecrets(s string) [][2]int {
 	var out [][2]int
-	for _, h := range assignHints {
-		for from := 0; from < len(s); {
-			j := indexFold(s[from:], h)
-			if j < 0 {
-				break
-			}
-			from += j + len(h)
-			end := from
-			if h == "passw" { // password or passwd
-				switch {
-				case end+3 <= len(s) && prefixFold(s[end:end+3], "ord"):
-					end += 3
-				case end+1 <= len(s) && lower(s[end]) == 'd':
-					end++
-				default:
-					continue
-				}
-			}
-			ws := secretWordAt(s, end)
-			if ws < 0 {
+	budget := 8*len(s) + 4096
+	lookedTo := 0 // the end of the last value looked at
+	var run valueRun
+	for i := 0; i < len(s); i++ {
+		end := secretWordEnd(s, i)
+		if end < 0 {
+			continue
+		}
+		ws := secretWordAt(s, end)
+		if ws < 0 {
+			continue
+		}
+		vs, ve, ok := assignedValue(s, ws, end, &run)
+		if !ok || (len(out) > 0 && vs < out[len(out)-1][1]) {
+			continue // no value, or inside a secret already found
+		}
+		if vs < lookedTo {
+			if budget <= 0 {
 				continue
 			}
-			if sp, ok := assignedValue(s, ws, end); ok && !overlapsAny(out, sp) {
-				out = append(out, sp)
-			}
+			budget -= ve - vs
+		}
+		lookedTo = max(lookedTo, ve)
+		if literalSecret(s, vs, ve) {
+			out = append(out, [2]int{vs, ve})
 		}
 	}
-	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	return out
 }
 
-// overlapsAny reports whether sp overlaps a span of out.
-func overlapsAny(out [][2]int, sp [2]int) bool {
-	for _, o := range out {
-		if sp[0] < o[1] && o[0] < sp[1] {
-			return true
+// secretWordEnd returns the end of the secret word (token, secret,
+// password, passwd, passphrase or key) that starts at s[i], or -1.
+func secretWordEnd(s string, i int) int {
+	switch lower(s[i]) {
+	case 't':
+		if len(s)-i >= 5 && prefixFold(s[i:], "token") {
+			return i + 5
+		}
+	case 's':
+		if len(s)-i >= 6 && prefixFold(s[i:], "secret") {
+			return i + 6
+		}
+	case 'k':
+		if len(s)-i >= 3 && prefixFold(s[i:], "key") {
+			return i + 3
+		}
+	case 'p':
+		for _, w := range [...]string{"password", "passwd", "passphrase"} {
+			if len(s)-i >= len(w) && prefixFold(s[i:], w) {
+				return i + len(w)
+			}
 		}
 	}
-	return false
+	return -1
 }
 
-// assignedValue returns the span of the literal secret assigned to the
-// secret word s[ws:we], if any.
-func assignedValue(s string, ws, we int) ([2]int, bool) {
+// valueRun is the last run of value bytes found: a value that starts
+// inside it ends where it ends, without reading it again.
+type valueRun struct{ start, end int }
+
+// assignedValue returns the span of the value assigned to the secret word
+// s[ws:we], if the word ends a name and an assignment follows it.
+func assignedValue(s string, ws, we int, run *valueRun) (int, int, bool) {
 	qual, ok := nameQualifier(s, ws)
 	if !ok || (we-ws == 5 && prefixFold(s[ws:we], "token") && notSecretTokens[qual]) {
-		return [2]int{}, false
+		return 0, 0, false
 	}
 	i := we
 	if i < len(s) && isQuote(s[i]) {
@@ -136,7 +159,7 @@ func assignedValue(s string, ws, we int) ([2]int, bool) {
 		// --api-key VALUE: only a flag takes its value after a space; in
 		// prose ("the token abc…") a space is not an assignment.
 	default:
-		return [2]int{}, false
+		return 0, 0, false
 	}
 	for i < len(s) && isSpace(s[i]) {
 		i++
@@ -145,13 +168,18 @@ func assignedValue(s string, ws, we int) ([2]int, bool) {
 		i++
 	}
 	vs := i
-	for i < len(s) && valueByte(s[i]) {
-		i++
+	if run.start <= vs && vs < run.end {
+		i = run.end
+	} else {
+		for i < len(s) && valueByte(s[i]) {
+			i++
+		}
+		*run = valueRun{vs, i}
 	}
-	if i-vs < 12 || !literalSecret(s, vs, i) {
-		return [2]int{}, false
+	if i-vs < 12 {
+		return 0, 0, false
 	}
-	return [2]int{vs, i}, true
+	return vs, i, true
 }
 
 func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
@@ -237,9 +265,8 @@ func literalSecret(s string, start, end int) bool {
 	if !hasDigit || !hasLetter {
 		return false
 	}
-	lv := strings.ToLower(v)
 	for _, w := range placeholderWords {
-		if strings.Contains(lv, w) {
+		if indexFold(v, w) >= 0 {
 			return false
 		}
 	}

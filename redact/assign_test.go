@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ahp-go/ahp/protocol"
 )
@@ -198,5 +199,23 @@ func TestMemberNamedSecret(t *testing.T) {
 	if !MemberSecret("GOOGLE_CLIENT_SECRET", plainKey) || MemberSecret("client_secret_ref", plainKey) ||
 		MemberSecret("nextPageToken", plainKey) || MemberSecret("token", "get_token()") {
 		t.Error("MemberSecret")
+	}
+}
+
+// Nested assignments (each value holding the next one) cost a few passes,
+// not one pass per assignment: the agent chooses the text.
+func TestAssignedSecretsLinear(t *testing.T) {
+	for _, unit := range []string{"token=", "x_token=xxxx", "--api-key ", `"secret":"`} {
+		s := strings.Repeat(unit, 600_000/len(unit)) + plainKey
+		start := time.Now()
+		HasSecret(s)
+		Plain(s)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%q repeated: %v", unit, d)
+		}
+	}
+	// A secret after nested assignments is still found.
+	if !HasSecret("API_KEY=" + strings.Repeat("a", 20) + " TOKEN=" + plainKey) {
+		t.Error("second assignment missed")
 	}
 }

@@ -298,27 +298,44 @@ func hasHint(s string, hints []string) bool {
 func IndexFold(s, needle string) int { return indexFold(s, needle) }
 
 // indexFold is strings.Index ignoring ASCII case; needle is lower case.
+// It jumps from one possible first byte to the next, remembering where the
+// next of each case is, so that a case that is rare (or absent) in s is
+// looked for once, not at every step.
 func indexFold(s, needle string) int {
 	n := len(needle)
 	if n == 0 {
 		return 0
 	}
+	last := len(s) - n + 1 // a match starts before last
 	lo, up := needle[0], needle[0]
 	if lo >= 'a' && lo <= 'z' {
 		up = lo - 'a' + 'A'
 	}
-	for i := 0; i+n <= len(s); i++ {
-		// Jump to the next byte that can start the needle.
-		j := strings.IndexByte(s[i:len(s)-n+1], lo)
-		if up != lo {
-			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
-				j = k
-			}
+	nextLo, nextUp := -2, -2 // the next index of each case at or after i; -1 none, -2 not looked for
+	if up == lo {
+		nextUp = -1
+	}
+	next := func(c byte, i int) int {
+		if k := strings.IndexByte(s[i:last], c); k >= 0 {
+			return i + k
 		}
-		if j < 0 {
+		return -1
+	}
+	for i := 0; i < last; i++ {
+		if nextLo != -1 && nextLo < i {
+			nextLo = next(lo, i)
+		}
+		if nextUp != -1 && nextUp < i {
+			nextUp = next(up, i)
+		}
+		switch {
+		case nextLo < 0 && nextUp < 0:
 			return -1
+		case nextUp < 0 || (nextLo >= 0 && nextLo < nextUp):
+			i = nextLo
+		default:
+			i = nextUp
 		}
-		i += j
 		k := 1
 		for k < n && lower(s[i+k]) == needle[k] {
 			k++

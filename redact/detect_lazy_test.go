@@ -3,6 +3,7 @@ package redact
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The built-in patterns are compiled on first use, not at start: each one
@@ -38,5 +39,27 @@ func TestAnyHintFindsEveryHint(t *testing.T) {
 	}
 	if anyHint("ls -la /workspace/project") {
 		t.Error("a clean text holds a hint")
+	}
+}
+
+// indexFold agrees with strings.Index on lower-cased text, and stays
+// linear when one case of the needle's first byte is absent.
+func TestIndexFold(t *testing.T) {
+	hay := []string{"", "x", "xxPRIVATE KEY", "private kePrivate Key", "aXaxAXAXaxkey", "KEYkeyKeY", "tokentoken_TOKEN"}
+	needles := []string{"x", "private key", "key", "axk", "token_t", "zz"}
+	for _, h := range hay {
+		for _, n := range needles {
+			if got, want := indexFold(h, n), strings.Index(strings.ToLower(h), n); got != want {
+				t.Errorf("indexFold(%q, %q) = %d, want %d", h, n, got, want)
+			}
+		}
+	}
+	long := strings.Repeat("x", 1<<20)
+	start := time.Now()
+	if indexFold(long, "xy") != -1 || indexFold(long+"XY", "xy") != 1<<20 {
+		t.Fatal("long text")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("1 MiB of one case: %v", d)
 	}
 }
