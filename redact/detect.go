@@ -90,6 +90,24 @@ var hintsByByte = func() (t [256][]string) {
 	return t
 }()
 
+// hintSecond holds, for each byte, the second bytes (lower case) of the
+// hints in hintsByByte: a byte pair that starts no hint is passed over
+// with one bit test. Every hint has at least two bytes.
+var hintSecond = func() (t [256]byteSet) {
+	for c := range hintsByByte {
+		for _, h := range hintsByByte[c] {
+			t[c].add(h[1])
+		}
+	}
+	return t
+}()
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
+
 // subsumed reports whether a text holding hint h always holds a shorter
 // hint of all that h starts with, so that anyHint need not look for h.
 func subsumed(h string, all []string) bool {
@@ -104,7 +122,10 @@ func subsumed(h string, all []string) bool {
 // anyHint reports whether s holds the hint of some built-in detector:
 // when it does not, no built-in detector can match s.
 func anyHint[T ~string | ~[]byte](s T) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i+1 < len(s); i++ {
+		if !hintSecond[s[i]].has(lower(s[i+1])) {
+			continue
+		}
 		for _, h := range hintsByByte[s[i]] {
 			if len(s)-i >= len(h) && prefixFold(s[i:], h) {
 				return true

@@ -63,3 +63,14 @@ func TestIndexFold(t *testing.T) {
 		t.Errorf("1 MiB of one case: %v", d)
 	}
 }
+
+// Every hint has the two bytes the anyHint filter reads.
+func TestHintsHaveTwoBytes(t *testing.T) {
+	for i := range builtin {
+		for _, h := range builtin[i].hint {
+			if len(h) < 2 || strings.ToLower(h) != h {
+				t.Errorf("%s: hint %q: want two or more lower-case bytes", builtin[i].kind, h)
+			}
+		}
+	}
+}
