@@ -188,9 +188,6 @@ func (p *detector) pattern() *regexp.Regexp {
 // markerHint is the literal every marker contains (lower case).
 const markerHint = "[redacted:"
 
-// looksRandom rejects placeholder values: a real key mixes in digits.
-func looksRandom(s string) bool { return strings.ContainsAny(s, "0123456789") }
-
 // matches returns the [start, end) spans of one detector's secrets.
 func (p *detector) matches(s string) [][2]int {
 	if !hasHint(s, p.hint) {
