@@ -270,7 +270,7 @@ func literalSecret(s string, start, end int) bool {
 			return false
 		}
 	}
-	if identifier(v) || dottedReference(v) {
+	if identifier(v) || dottedReference(v) || filePath(v) {
 		return false
 	}
 	return entropy(v) >= 3.0
@@ -319,6 +319,19 @@ func dottedReference(v string) bool {
 		}
 	}
 	return true
+}
+
+// filePath reports whether v is the path of a file holding the secret
+// (client_secret: /etc/app/client_secret.json, --token ./token_2.txt):
+// it starts at /, ./, ../ or ~/ and has a dot or a second slash.
+func filePath(v string) bool {
+	for _, p := range [...]string{"/", "./", "../", "~/"} {
+		if strings.HasPrefix(v, p) {
+			rest := v[len(p):]
+			return strings.ContainsAny(rest, "./")
+		}
+	}
+	return false
 }
 
 // entropy returns the Shannon entropy of v's bytes, in bits per byte.

@@ -134,6 +134,9 @@ var ordinaryLines = []string{
 	`SECRET_KEY = env("DJANGO_SECRET_KEY", default=None)`,
 	`export ANTHROPIC_API_KEY="$(security find-generic-password -s anthropic -w)"`,
 	`git show 3f786850e387550fdab836ed7e6dc881de23001b --stat`,
+	`client_secret: /etc/app/client_secret_2.json`,
+	`app --token ./secrets/token_2.txt`,
+	`SECRET_KEY_FILE=/run/secrets/django_key_2 SECRET_KEY=~/keys/django-2`,
 	`aws iam list-access-keys # AKIA keys rotate; commit 3f786850e387550fdab836ed7e6dc881de23001b`,
 }
 
