@@ -71,8 +71,10 @@ func secretWordAt(s string, end int) int {
 //
 // The scan is linear in len(s): words are found in one pass, and a value
 // that starts inside a value already looked at (token=xxxx_token=…) is
-// looked at only while a budget of a few times len(s) lasts, so that a
-// text made of nested assignments costs no more than a few passes.
+// looked at only while a budget of 8 × len(s) + 4096 bytes lasts, so that
+// a text made of nested assignments costs no more than a few passes. Past
+// the budget such a value is taken for a secret without being looked at:
+// the limit fails closed.
 func assignedSecrets(s string) [][2]int {
 	var out [][2]int
 	budget := 8*len(s) + 4096
@@ -93,6 +95,9 @@ func assignedSecrets(s string) [][2]int {
 		}
 		if vs < lookedTo {
 			if budget <= 0 {
+				// Past the budget a nested value is not looked at: it is
+				// taken for a secret (fail closed), never let through.
+				out = append(out, [2]int{vs, ve})
 				continue
 			}
 			budget -= ve - vs

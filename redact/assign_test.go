@@ -217,6 +217,11 @@ func TestAssignedSecretsLinear(t *testing.T) {
 			t.Errorf("%q repeated: %v", unit, d)
 		}
 	}
+	// Past the budget of nested values, they are taken for secrets (the
+	// limit fails closed); an ordinary text never reaches it.
+	if !HasSecret(strings.Repeat("token=", 100_000)) {
+		t.Error("nested assignments past the budget let through")
+	}
 	// A secret after nested assignments is still found.
 	if !HasSecret("API_KEY=" + strings.Repeat("a", 20) + " TOKEN=" + plainKey) {
 		t.Error("second assignment missed")
