@@ -41,7 +41,11 @@ func forEachString(v ref.Val, depth int, fn func(string) bool) (bool, error) {
 			if !fn(x.members[i].key) {
 				return false, nil
 			}
-			if more, err := forEachString(x.value(i), depth+1, fn); !more || err != nil {
+			val := x.value(i)
+			if a, ok := memberAssignment(x.members[i].key, val); ok && !fn(a) {
+				return false, nil
+			}
+			if more, err := forEachString(val, depth+1, fn); !more || err != nil {
 				return more, err
 			}
 		}
@@ -51,10 +55,16 @@ func forEachString(v ref.Val, depth int, fn func(string) bool) (bool, error) {
 		it := x.Iterator()
 		for it.HasNext() == types.True {
 			key := it.Next()
-			if ks, ok := key.(types.String); ok && !fn(string(ks)) {
-				return false, nil
+			val := x.Get(key)
+			if ks, ok := key.(types.String); ok {
+				if !fn(string(ks)) {
+					return false, nil
+				}
+				if a, ok := memberAssignment(string(ks), val); ok && !fn(a) {
+					return false, nil
+				}
 			}
-			if more, err := forEachString(x.Get(key), depth+1, fn); !more || err != nil {
+			if more, err := forEachString(val, depth+1, fn); !more || err != nil {
 				return more, err
 			}
 		}
@@ -67,6 +77,17 @@ func forEachString(v ref.Val, depth int, fn func(string) bool) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// memberAssignment returns "name=value" when the string value of the
+// member name is a secret because of its name ({"OPENAI_API_KEY": "…"},
+// redact.MemberSecret): the detectors then see it as the assignment it is.
+func memberAssignment(name string, v ref.Val) (string, bool) {
+	s, ok := v.(types.String)
+	if !ok || !redact.MemberSecret(name, string(s)) {
+		return "", false
+	}
+	return name + "=" + string(s), true
 }
 
 // celSecretKinds implements secret_kinds(dyn) -> list(string).
@@ -161,6 +182,7 @@ func celRedactSecrets(v ref.Val) ref.Val {
 func redactJSONText(src string) (string, bool) {
 	var b strings.Builder
 	last := 0
+	name, afterName := "", false // the member name whose value comes next
 	for i := 0; i < len(src); i++ {
 		if src[i] != '"' {
 			continue
@@ -173,14 +195,23 @@ func redactJSONText(src string) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		if red := redactString(lit); red != lit {
-			if j := skipSpace(src, end); j < len(src) && src[j] == ':' {
+		isName := false
+		if j := skipSpace(src, end); j < len(src) && src[j] == ':' {
+			isName = true
+		}
+		red := redactString(lit)
+		if red == lit && !isName && afterName && redact.MemberSecret(name, lit) {
+			red = "[REDACTED:api_key]"
+		}
+		if red != lit {
+			if isName {
 				return "", false // a member name
 			}
 			b.WriteString(src[last:i])
 			b.Write(appendString(nil, red))
 			last = end
 		}
+		name, afterName = lit, isName
 		i = end - 1
 	}
 	b.WriteString(src[last:])
@@ -199,7 +230,11 @@ func redactNative(v any) any {
 	case map[string]any:
 		var renamed []string
 		for k, e := range x {
-			x[k] = redactNative(e)
+			if v, ok := e.(string); ok && redact.MemberSecret(k, v) && !redact.HasSecret(v) {
+				x[k] = "[REDACTED:api_key]"
+			} else {
+				x[k] = redactNative(e)
+			}
 			if redact.HasSecret(k) {
 				renamed = append(renamed, k)
 			}

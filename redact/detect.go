@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -19,54 +20,112 @@ type detector struct {
 	// valid, when set, filters out matches that only look like secrets
 	// (placeholders such as api_key=YOUR_API_KEY).
 	valid func(string) bool
+	// scan, when set, replaces the pattern: it returns the spans of the
+	// secrets itself (detectors that look at more than one match).
+	scan func(s string) [][2]int
 	// hint lists literals (compared without case) of which a text must hold
 	// one for the pattern to match; it spares the regexp most texts. Nil
 	// means no hint: the regexp always runs.
 	hint []string
 }
 
-// builtin are the built-in detectors. Private keys are matched from the
-// BEGIN line through the END line (or to the end of the text when it is
-// cut off).
+// builtin are the built-in detectors, in detection order: where two find
+// overlapping text, the earlier one's kind is kept. Private keys are
+// matched from the BEGIN line through the END line (or to the end of the
+// text when it is cut off). The key formats follow the providers' published
+// prefixes (the same facts secret scanners such as gitleaks encode).
 var builtin = []detector{
 	{kind: "private_key", hint: []string{"private key"}, lazy: lazyRE(
 		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{kind: "aws_access_key", hint: []string{"akia", "asia", "abia", "acca"},
-		lazy: lazyRE(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{kind: "aws_secret_key", hint: []string{"secret"}, lazy: lazyRE(
-		`(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})`), group: 1},
+	{kind: "aws_access_key", hint: awsIDHints, lazy: awsIDRE},
+	{kind: "aws_secret_key", hint: []string{"secret_access", "secretaccess"}, lazy: lazyRE(
+		`(?i)aws_?secret_?access_?key["']?(?:\s*[:=]\s*|\s+)["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: mixedBase64},
+	// A 40-character secret access key written near its access key id, in
+	// any words ("use AKIA… with secret Xr9…").
+	{kind: "aws_secret_key", hint: awsIDHints, scan: awsPairSecrets},
 	{kind: "github_token", hint: []string{"gh", "github_pat_"},
 		lazy: lazyRE(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{kind: "slack_token", hint: []string{"xox"}, lazy: lazyRE(`\bxox[abposr]-[A-Za-z0-9-]{10,250}`)},
+	{kind: "gitlab_token", hint: []string{"glpat-"}, lazy: lazyRE(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+	{kind: "slack_token", hint: []string{"xox", "xapp-"},
+		lazy: lazyRE(`\bxox[abposre]-[A-Za-z0-9-]{10,250}|\bxapp-\d-[A-Za-z0-9-]{10,250}`)},
 	{kind: "slack_webhook", hint: []string{"hooks.slack.com"},
 		lazy: lazyRE(`https://hooks\.slack\.com/services/[A-Za-z0-9_/-]{20,}`)},
 	{kind: "google_api_key", hint: []string{"aiza"}, lazy: lazyRE(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{kind: "stripe_key", hint: []string{"_live_"}, lazy: lazyRE(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
-	{kind: "api_key", hint: []string{"key", "token", "secret"}, lazy: lazyRE(
-		`(?i)\b(?:api[_-]?key|api[_-]?token|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret)["']?\s*[:=]\s*["']?([A-Za-z0-9_./+=-]{12,})`),
-		group: 1, valid: looksRandom},
+	{kind: "google_oauth_secret", hint: []string{"gocspx-"}, lazy: lazyRE(`\bGOCSPX-[0-9A-Za-z_-]{28}`)},
+	{kind: "stripe_key", hint: []string{"_live_", "_prod_"}, lazy: lazyRE(`\b[rs]k_(?:live|prod)_[0-9A-Za-z]{20,}\b`)},
+	{kind: "anthropic_key", hint: []string{"sk-ant-"},
+		lazy: lazyRE(`\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}`)},
+	{kind: "openai_key", hint: []string{"sk-"}, lazy: lazyRE(
+		`\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b`)},
+	{kind: "npm_token", hint: []string{"npm_"}, lazy: lazyRE(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{kind: "pypi_token", hint: []string{"pypi-"}, lazy: lazyRE(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+	{kind: "huggingface_token", hint: []string{"hf_"}, lazy: lazyRE(`\bhf_[A-Za-z]{34}\b`), valid: notOneCase},
+	// A literal value assigned to a name that ends in a secret word
+	// (OPENAI_API_KEY=…, client_secret: …, --token …): see assign.go.
+	{kind: assignKind, hint: assignHints, scan: assignedSecrets},
 }
 
 // hintsByByte lists, for each byte (both ASCII cases), the hints of the
 // built-in detectors that start with it, so that one pass over a text tells
 // whether any detector can match it.
 var hintsByByte = func() (t [256][]string) {
+	var all []string
 	for i := range builtin {
 		for _, h := range builtin[i].hint {
-			c := h[0]
-			t[c] = append(t[c], h)
-			if c >= 'a' && c <= 'z' {
-				t[c-'a'+'A'] = append(t[c-'a'+'A'], h)
+			if !slices.Contains(all, h) {
+				all = append(all, h)
 			}
+		}
+	}
+	for _, h := range all {
+		if subsumed(h, all) {
+			continue
+		}
+		c := h[0]
+		t[c] = append(t[c], h)
+		if c >= 'a' && c <= 'z' {
+			t[c-'a'+'A'] = append(t[c-'a'+'A'], h)
 		}
 	}
 	return t
 }()
 
+// hintSecond holds, for each byte, the second bytes (lower case) of the
+// hints in hintsByByte: a byte pair that starts no hint is passed over
+// with one bit test. Every hint has at least two bytes.
+var hintSecond = func() (t [256]byteSet) {
+	for c := range hintsByByte {
+		for _, h := range hintsByByte[c] {
+			t[c].add(h[1])
+		}
+	}
+	return t
+}()
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
+
+// subsumed reports whether a text holding hint h always holds a shorter
+// hint of all that h starts with, so that anyHint need not look for h.
+func subsumed(h string, all []string) bool {
+	for _, o := range all {
+		if len(o) < len(h) && strings.HasPrefix(h, o) {
+			return true
+		}
+	}
+	return false
+}
+
 // anyHint reports whether s holds the hint of some built-in detector:
 // when it does not, no built-in detector can match s.
 func anyHint[T ~string | ~[]byte](s T) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i+1 < len(s); i++ {
+		if !hintSecond[s[i]].has(lower(s[i+1])) {
+			continue
+		}
 		for _, h := range hintsByByte[s[i]] {
 			if len(s)-i >= len(h) && prefixFold(s[i:], h) {
 				return true
@@ -97,11 +156,14 @@ func builtinKind(kind string) bool {
 	return false
 }
 
-// BuiltinKinds returns the kinds of the built-in detectors, in detection order.
+// BuiltinKinds returns the kinds of the built-in detectors, in detection
+// order, each once.
 func BuiltinKinds() []string {
-	out := make([]string, len(builtin))
+	out := make([]string, 0, len(builtin))
 	for i := range builtin {
-		out[i] = builtin[i].kind
+		if !slices.Contains(out, builtin[i].kind) {
+			out = append(out, builtin[i].kind)
+		}
 	}
 	return out
 }
@@ -126,13 +188,13 @@ func (p *detector) pattern() *regexp.Regexp {
 // markerHint is the literal every marker contains (lower case).
 const markerHint = "[redacted:"
 
-// looksRandom rejects placeholder values: a real key mixes in digits.
-func looksRandom(s string) bool { return strings.ContainsAny(s, "0123456789") }
-
 // matches returns the [start, end) spans of one detector's secrets.
 func (p *detector) matches(s string) [][2]int {
 	if !hasHint(s, p.hint) {
 		return nil
+	}
+	if p.scan != nil {
+		return p.scan(s)
 	}
 	var out [][2]int
 	for _, m := range p.pattern().FindAllStringSubmatchIndex(s, -1) {
@@ -160,15 +222,44 @@ func markerKinds(s string, fn func(kind string) bool) bool {
 	return true
 }
 
+// builtinSpans returns the non-overlapping secrets the built-in detectors
+// find in s, in order; where two overlap, the earlier detector's is kept.
+func builtinSpans(s string) []span {
+	if !anyHint(s) {
+		return nil
+	}
+	var out []span
+	for i := range builtin {
+		out = addSpans(out, &builtin[i], s)
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.start - b.start })
+	return out
+}
+
+// addSpans appends to out the matches of d in s that overlap none of out.
+func addSpans(out []span, d *detector, s string) []span {
+	n := len(out)
+	for _, m := range d.matches(s) {
+		overlaps := false
+		for _, o := range out[:n] {
+			if m[0] < o.end && o.start < m[1] {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			out = append(out, span{m[0], m[1], d.kind})
+		}
+	}
+	return out
+}
+
 // FindKinds adds to found the kind of each built-in secret in s, and of each
 // redaction marker of a built-in kind (a marker counts as the secret it
 // replaced).
 func FindKinds(s string, found map[string]bool) {
-	for i := range builtin {
-		p := &builtin[i]
-		if !found[p.kind] && len(p.matches(s)) > 0 {
-			found[p.kind] = true
-		}
+	for _, sp := range builtinSpans(s) {
+		found[sp.kind] = true
 	}
 	markerKinds(s, func(k string) bool { found[k] = true; return true })
 }
@@ -176,9 +267,11 @@ func FindKinds(s string, found map[string]bool) {
 // HasSecret reports whether s holds a built-in secret or a redaction marker
 // of a built-in kind.
 func HasSecret(s string) bool {
-	for i := range builtin {
-		if len(builtin[i].matches(s)) > 0 {
-			return true
+	if anyHint(s) {
+		for i := range builtin {
+			if len(builtin[i].matches(s)) > 0 {
+				return true
+			}
 		}
 	}
 	hit := false
@@ -190,23 +283,19 @@ func HasSecret(s string) bool {
 // a fingerprint (the policy function redact_secrets, whose result goes back
 // to the agent).
 func Plain(s string) string {
-	for i := range builtin {
-		p := &builtin[i]
-		spans := p.matches(s)
-		if len(spans) == 0 {
-			continue
-		}
-		var b strings.Builder
-		last := 0
-		for _, sp := range spans {
-			b.WriteString(s[last:sp[0]])
-			b.WriteString("[REDACTED:" + p.kind + "]")
-			last = sp[1]
-		}
-		b.WriteString(s[last:])
-		s = b.String()
+	spans := builtinSpans(s)
+	if len(spans) == 0 {
+		return s
 	}
-	return s
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.start])
+		b.WriteString("[REDACTED:" + sp.kind + "]")
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // hasHint reports whether s contains one of hints (lower-case ASCII),
@@ -227,27 +316,44 @@ func hasHint(s string, hints []string) bool {
 func IndexFold(s, needle string) int { return indexFold(s, needle) }
 
 // indexFold is strings.Index ignoring ASCII case; needle is lower case.
+// It jumps from one possible first byte to the next, remembering where the
+// next of each case is, so that a case that is rare (or absent) in s is
+// looked for once, not at every step.
 func indexFold(s, needle string) int {
 	n := len(needle)
 	if n == 0 {
 		return 0
 	}
+	last := len(s) - n + 1 // a match starts before last
 	lo, up := needle[0], needle[0]
 	if lo >= 'a' && lo <= 'z' {
 		up = lo - 'a' + 'A'
 	}
-	for i := 0; i+n <= len(s); i++ {
-		// Jump to the next byte that can start the needle.
-		j := strings.IndexByte(s[i:len(s)-n+1], lo)
-		if up != lo {
-			if k := strings.IndexByte(s[i:len(s)-n+1], up); k >= 0 && (j < 0 || k < j) {
-				j = k
-			}
+	nextLo, nextUp := -2, -2 // the next index of each case at or after i; -1 none, -2 not looked for
+	if up == lo {
+		nextUp = -1
+	}
+	next := func(c byte, i int) int {
+		if k := strings.IndexByte(s[i:last], c); k >= 0 {
+			return i + k
 		}
-		if j < 0 {
+		return -1
+	}
+	for i := 0; i < last; i++ {
+		if nextLo != -1 && nextLo < i {
+			nextLo = next(lo, i)
+		}
+		if nextUp != -1 && nextUp < i {
+			nextUp = next(up, i)
+		}
+		switch {
+		case nextLo < 0 && nextUp < 0:
 			return -1
+		case nextUp < 0 || (nextLo >= 0 && nextLo < nextUp):
+			i = nextLo
+		default:
+			i = nextUp
 		}
-		i += j
 		k := 1
 		for k < n && lower(s[i+k]) == needle[k] {
 			k++

@@ -21,6 +21,7 @@ func (r *Redactor) Raw(raw []byte) ([]byte, Kinds) {
 	if len(raw) == 0 || !r.mayHold(raw, nil) {
 		return raw, rw.k
 	}
+	rw.pair = holdsAWSKeyID(raw)
 	for i := 0; i < len(raw); {
 		if raw[i] == '"' {
 			end := i + 1
@@ -32,6 +33,7 @@ func (r *Redactor) Raw(raw []byte) ([]byte, Kinds) {
 			}
 			end = min(end, len(raw)) // an unterminated literal runs to the end
 			rw.literal(i+1, end)
+			rw.member(i+1, end)
 			i = end + 1
 			continue
 		}
@@ -57,6 +59,35 @@ type rawRedaction struct {
 	out  []byte // the redacted text up to last; nil until the first secret
 	last int
 	k    Kinds
+	pair bool // the message holds an AWS access key id (Redactor.findIn)
+	// name is the body of the last literal when a colon follows it (a
+	// member name), for member: its value may be a secret because of it.
+	name      string
+	nameValid bool
+	nameEnd   int // the offset of the name's closing quote
+}
+
+// member redacts the literal body raw[start:end] when it is the value of a
+// member whose name makes it a secret ({"GITHUB_TOKEN": "…"}; MemberSecret),
+// and remembers it as a name when a colon follows it. Literals with escapes
+// are left to the detectors.
+func (rw *rawRedaction) member(start, end int) {
+	body := rw.raw[start:end]
+	if rw.nameValid && start >= rw.last && bytes.IndexByte(body, '\\') < 0 {
+		// The value follows the name's colon directly (spaces aside).
+		if between := bytes.TrimSpace(rw.raw[rw.nameEnd+1 : start-1]); len(between) == 1 && between[0] == ':' &&
+			MemberSecret(rw.name, string(body)) {
+			rw.replace(start, end, assignKind, string(body))
+		}
+	}
+	rw.nameValid = false
+	j := end + 1
+	for j < len(rw.raw) && (rw.raw[j] == ' ' || rw.raw[j] == '\t' || rw.raw[j] == '\n' || rw.raw[j] == '\r') {
+		j++
+	}
+	if j < len(rw.raw) && rw.raw[j] == ':' {
+		rw.name, rw.nameValid, rw.nameEnd = string(body), true, end
+	}
 }
 
 // replace puts the marker of secret (its decoded text) in place of
@@ -78,7 +109,7 @@ func (rw *rawRedaction) replace(start, end int, kind, secret string) {
 // plain redacts raw[start:end], text without escapes.
 func (rw *rawRedaction) plain(start, end int) {
 	s := string(rw.raw[start:end])
-	for _, sp := range rw.r.find(s) {
+	for _, sp := range rw.r.findIn(s, rw.pair) {
 		rw.replace(start+sp.start, start+sp.end, sp.kind, s[sp.start:sp.end])
 	}
 }
@@ -107,7 +138,7 @@ func (rw *rawRedaction) literal(start, end int) {
 		i += n
 	}
 	s := string(dec)
-	for _, sp := range rw.r.find(s) {
+	for _, sp := range rw.r.findIn(s, rw.pair) {
 		rw.replace(from[sp.start], to[sp.end-1], sp.kind, s[sp.start:sp.end])
 	}
 }

@@ -135,39 +135,61 @@ type span struct {
 // find returns the non-overlapping secrets in s, in order: built-in
 // detectors first, then the operator's.
 func (r *Redactor) find(s string) []span {
-	if len(r.patterns) == 0 && !anyHint(s) {
-		return nil
-	}
-	var out []span
-	add := func(d *detector) {
-		for _, m := range d.matches(s) {
-			overlaps := false
-			for _, o := range out {
-				if m[0] < o.end && o.start < m[1] {
-					overlaps = true
-					break
-				}
-			}
-			if !overlaps {
-				out = append(out, span{m[0], m[1], d.kind})
-			}
-		}
-	}
-	for i := range builtin {
-		add(&builtin[i])
+	out := builtinSpans(s)
+	if len(r.patterns) == 0 {
+		return out
 	}
 	for i := range r.patterns {
-		add(&r.patterns[i])
+		out = addSpans(out, &r.patterns[i], s)
 	}
 	slices.SortFunc(out, func(a, b span) int { return a.start - b.start })
 	return out
 }
 
+// findIn is find, and when pair is set (the document s comes from holds an
+// AWS access key id) also the 40-character strings that look like its
+// secret access key: the two halves of a key pair may be written in two
+// members ({"id": "AKIA…", "secret": "…"}).
+func (r *Redactor) findIn(s string, pair bool) []span {
+	out := r.find(s)
+	if !pair {
+		return out
+	}
+	n := len(out)
+	for _, m := range awsSecretCandidates(s) {
+		overlaps := false
+		for _, o := range out[:n] {
+			if m[0] < o.end && o.start < m[1] {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			out = append(out, span{m[0], m[1], "aws_secret_key"})
+		}
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.start - b.start })
+	return out
+}
+
+// holdsAWSKeyID reports whether the text b holds an AWS access key id.
+func holdsAWSKeyID(b []byte) bool {
+	for _, h := range awsIDHints {
+		if containsFold(b, h) {
+			return awsIDRE().Match(b)
+		}
+	}
+	return false
+}
+
 // String returns s with every secret replaced by its marker, and the kinds
 // found.
-func (r *Redactor) String(s string) (string, Kinds) {
+func (r *Redactor) String(s string) (string, Kinds) { return r.text(s, false) }
+
+// text is String; pair is findIn's.
+func (r *Redactor) text(s string, pair bool) (string, Kinds) {
 	var k Kinds
-	spans := r.find(s)
+	spans := r.findIn(s, pair)
 	if len(spans) == 0 {
 		return s, k
 	}
@@ -292,7 +314,7 @@ func (r *Redactor) doc(raw json.RawMessage, paths [][]string) (json.RawMessage, 
 	if err := dec.Decode(&v); err != nil {
 		return raw, k
 	}
-	nv, changed := r.walk(v, paths, &k)
+	nv, changed := r.walk(v, paths, &k, holdsAWSKeyID(raw))
 	if !changed {
 		return raw, k
 	}
@@ -306,11 +328,11 @@ func (r *Redactor) doc(raw json.RawMessage, paths [][]string) (json.RawMessage, 
 }
 
 // walk redacts v in place; paths are what remains of the field paths at
-// this point (a path of length 1 names a member of v).
-func (r *Redactor) walk(v any, paths [][]string, k *Kinds) (any, bool) {
+// this point (a path of length 1 names a member of v); pair is findIn's.
+func (r *Redactor) walk(v any, paths [][]string, k *Kinds, pair bool) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		s, kk := r.String(x)
+		s, kk := r.text(x, pair)
 		if kk.Empty() {
 			return x, false
 		}
@@ -334,7 +356,7 @@ func (r *Redactor) walk(v any, paths [][]string, k *Kinds) (any, bool) {
 				x[i], changed = r.forced(e, k), true
 				continue
 			}
-			ne, c := r.walk(e, next, k)
+			ne, c := r.walk(e, next, k, pair)
 			if c {
 				x[i], changed = ne, true
 			}
@@ -363,9 +385,13 @@ func (r *Redactor) walk(v any, paths [][]string, k *Kinds) (any, bool) {
 				x[key], changed = r.forced(e, k), true
 				continue
 			}
-			ne, c := r.walk(e, next, k)
+			ne, c := r.walk(e, next, k, pair)
 			if c {
 				x[key], changed = ne, true
+			} else if v, ok := e.(string); ok && MemberSecret(key, v) {
+				// {"OPENAI_API_KEY": "…"}: the name says what the value is.
+				x[key], changed = r.marker(assignKind, v), true
+				k.add(assignKind)
 			}
 		}
 		if len(renamed) > 0 {

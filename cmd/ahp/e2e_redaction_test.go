@@ -334,3 +334,177 @@ redaction:
 		t.Errorf("replay of the redacted records changed decisions: %v\n%s", err, out)
 	}
 }
+
+// namedSecrets are the secrets of issue 24: values named after an
+// underscore (OPENAI_API_KEY=…), the key formats of OpenAI, Anthropic,
+// Stripe and Google, the argument of aws configure set, and an AWS secret
+// key written beside its access key id.
+var namedSecrets = map[string]string{
+	"openai":        "sk-proj-" + strings.Repeat("Pq7Lm2Zx", 6),
+	"anthropic":     "sk-ant-" + "api03-" + strings.Repeat("Wb3_Nc4-Rt9z", 8) + "AA",
+	"anthropic_var": "Hk4mZ7qL2xR9vT1wB6nC",
+	"stripe":        "sk_" + "live_" + "51Kq2WmZ7xLv9Rt3Nc8Bd4Hf",
+	"google_secret": "Tq8vL3mZ1xK7wR5nB2cD",
+	"github_token":  "Gz5kW8mQ2vL9xR3tN7bC",
+	"aws_configure": "Nd4" + "kQ/7mZpL2wX8vC1rT5gH3jY6sB0fK+eU9aW2q",
+	"aws_pair":      "Ry6" + "bN/3kQmW9zL1xV4tC8pH5jF2sG7dK+uA0eT6w",
+	"env_member":    "Vc2nM8qZ4xL6wR1tK9bH",
+}
+
+// TestRedactionEndToEndNamedSecrets sends the secrets of issue 24 to ahp
+// serve with the default packs: every event is blocked, and no secret is
+// in the data directory, the audit export or the observer stream (what
+// the dashboard shows); each is replaced by its marker.
+func TestRedactionEndToEndNamedSecrets(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	sock := filepath.Join(dir, "h.sock")
+	admin := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	srv := exec.Command(bin, "serve", "--data-dir", data, "--listen", "unix:"+sock, "--admin", "http://"+admin)
+	srv.Dir = dir
+	logs := &syncBuffer{}
+	srv.Stderr, srv.Stdout = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = srv.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- srv.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = srv.Process.Kill()
+			t.Error("serve did not stop on SIGINT")
+		}
+	}
+	defer stop()
+	deadline := time.Now().Add(20 * time.Second)
+	for !accepting(sock) {
+		if time.Now().After(deadline) {
+			t.Fatalf("harness never accepted; log: %s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, "unix:"+sock, transport.DialOptions{}, client.Options{SessionID: "named-s", AgentID: "worker", Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Handshake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := namedSecrets
+	bashJSON := func(cmd string) string {
+		b, _ := json.Marshal(map[string]any{"tool_name": "bash", "arguments": map[string]any{"command": cmd}})
+		return string(b)
+	}
+	events := []struct {
+		typ     protocol.EventType
+		payload string
+	}{
+		{protocol.EventPreAction, bashJSON("OPENAI_API_KEY=" + s["openai"] + " python app.py")},
+		{protocol.EventPreAction, bashJSON("export ANTHROPIC_API_KEY=" + s["anthropic_var"] + " && claude -p hi")},
+		{protocol.EventPrePrompt, `{"prompt":"the key is ` + s["anthropic"] + `"}`},
+		{protocol.EventPreAction, bashJSON("STRIPE_SECRET_KEY=" + s["stripe"] + " npm start")},
+		{protocol.EventPreAction, `{"tool_name":"Write","arguments":{"file_path":".env","content":"GOOGLE_CLIENT_SECRET=` + s["google_secret"] + `\nGITHUB_TOKEN=` + s["github_token"] + `\n"}}`},
+		{protocol.EventPreAction, bashJSON("aws configure set aws_secret_access_key " + s["aws_configure"])},
+		{protocol.EventPrePrompt, `{"prompt":"use AKIA` + "ZQ7MN2VRK9WBC4DN" + ` with secret ` + s["aws_pair"] + `"}`},
+		{protocol.EventPreAction, `{"tool_name":"deploy","arguments":{"env":{"OPENAI_API_KEY":"` + s["env_member"] + `"}}}`},
+	}
+	for _, e := range events {
+		ev, err := c.NewEvent(e.typ, json.RawMessage(e.payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := c.SendEvent(ctx, ev)
+		if err != nil {
+			t.Fatalf("%s: %v", e.payload, err)
+		}
+		if d.Kind != protocol.DecisionBlock || !strings.Contains(d.Reason, "secret") {
+			t.Errorf("%.60s…: %s (%q), want blocked by the secrets pack", e.payload, d.Kind, d.Reason)
+		}
+	}
+	// An ordinary command that names secrets without holding one passes.
+	ev, _ := c.NewEvent(protocol.EventPreAction, json.RawMessage(bashJSON(`export GITHUB_TOKEN=$(gh auth token) && API_KEY="${API_KEY}" make test`)))
+	if d, err := c.SendEvent(ctx, ev); err != nil || d.Kind != protocol.DecisionAllow {
+		t.Errorf("ordinary command: %+v %v", d, err)
+	}
+
+	// What the dashboard shows: an observer's snapshot of the session.
+	tokenBytes, err := os.ReadFile(filepath.Join(data, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := websocket.Dial(ctx, "ws://"+admin+"/observe", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + strings.TrimSpace(string(tokenBytes))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(64 << 20)
+	observed := &syncBuffer{}
+	go func() {
+		for {
+			_, b, err := ws.Read(ctx)
+			if err != nil {
+				return
+			}
+			_, _ = observed.Write(append(b, '\n'))
+		}
+	}()
+	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"}, "clientId": "named-secrets-test",
+		"initialSubscriptions": []string{"ahp-root://", "ahp-session:/named-s"}}})
+	if err := ws.Write(ctx, websocket.MessageText, init); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return strings.Contains(observed.String(), "ahpTimeline") })
+	_ = c.Close()
+	stop()
+
+	export, err := exec.Command(bin, "audit", "export", "--data-dir", data).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := dirFiles(t, data)
+	blobs["export"] = export
+	blobs["observer stream"] = []byte(observed.String())
+	blobs["log"] = []byte(logs.String())
+	var all []string
+	for _, v := range s {
+		all = append(all, v)
+	}
+	if l := leaks(all, blobs); len(l) > 0 {
+		t.Errorf("secrets stored:\n%s", strings.Join(l, "\n"))
+	}
+	key, err := redact.LoadKey(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red, err := redact.New(redact.Options{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, kind := range map[string]string{
+		"openai": "openai_key", "anthropic": "anthropic_key", "anthropic_var": "api_key", "stripe": "stripe_key",
+		"google_secret": "api_key", "github_token": "api_key", "aws_configure": "aws_secret_key",
+		"aws_pair": "aws_secret_key", "env_member": "api_key",
+	} {
+		marker := "[REDACTED:" + kind + ":" + red.Fingerprint(s[name]) + "]"
+		if !strings.Contains(string(export), marker) {
+			t.Errorf("%s: export lacks %s", name, marker)
+		}
+	}
+	if !strings.Contains(observed.String(), "[REDACTED:openai_key:") {
+		t.Errorf("the observer snapshot shows no redacted OpenAI key:\n%.3000s", observed.String())
+	}
+}
