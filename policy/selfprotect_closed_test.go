@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -98,14 +99,18 @@ func TestSelfProtectionIssue24Table(t *testing.T) {
 
 // Every limit of the self-protection analysis blocks, with a reason that
 // names the limit and its bound; just under each bound, the same shapes
-// are read through and judged on what they do.
+// are read through and judged on what they do. The limits of the reading
+// itself are the effects package's (effects.MaxInput, MaxDepth,
+// MaxDecodeRounds, MaxEffects, MaxGlobMatches); the pack adds its own for
+// what it resolves (paths, patterns, addresses). The pack blocks them by
+// itself: opaque_code is off here.
 func TestSelfProtectionLimitReasons(t *testing.T) {
 	f := newSPFixture(t)
 	set, err := Compile(f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evals := strings.Repeat("eval ", spMaxShellNest+1) + "true"
+	evals := strings.Repeat("eval ", effects.MaxDepth+1) + "true"
 	var many, deep []string
 	for i := range spMaxRealPaths + 1 {
 		many = append(many, fmt.Sprintf("src/f%d", i))
@@ -115,14 +120,18 @@ func TestSelfProtectionLimitReasons(t *testing.T) {
 	for i := range spMaxPatterns + 1 {
 		pats = append(pats, fmt.Sprintf("p%d", i))
 	}
+	// Five encoded payloads (one more than effects.MaxDecodeRounds), each
+	// decoded and run.
+	decode := strings.Repeat("echo dHJ1ZQ== | base64 -d | sh; ", effects.MaxDecodeRounds+1)
 	for _, c := range []struct {
 		limit, cmd, bound string
 	}{
-		{"length", "echo " + strings.Repeat("a", spMaxLine), "1 MiB"},
-		{"commands", strings.Repeat("true;", spMaxCommands+1), strconv.Itoa(spMaxCommands)},
-		{"commands", strings.Repeat("true;", spMaxCommands) + "cat ahp-data/admin.token", strconv.Itoa(spMaxCommands)},
-		{"words", "echo" + strings.Repeat(" a", spMaxWords), strconv.Itoa(spMaxWords)},
-		{"nesting", evals, strconv.Itoa(spMaxShellNest)},
+		{"size", "echo " + strings.Repeat("a", effects.MaxInput), "256 KiB"},
+		{"effects", strings.Repeat("true;", effects.MaxEffects), strconv.Itoa(effects.MaxEffects - 1)},
+		{"effects", strings.Repeat("true;", effects.MaxEffects) + "cat ahp-data/admin.token", strconv.Itoa(effects.MaxEffects - 1)},
+		{"nesting", evals, strconv.Itoa(effects.MaxDepth)},
+		{"decoding", decode, strconv.Itoa(effects.MaxDecodeRounds)},
+		{"expansion", "echo {1..300}", strconv.Itoa(effects.MaxGlobMatches)},
 		{"paths", "ls " + strings.Join(many, " "), strconv.Itoa(spMaxRealPaths)},
 		{"paths", "cat " + strings.Join(deep, " "), strconv.Itoa(spMaxPathDepth)},
 		{"patterns", "killall " + strings.Join(pats, " "), strconv.Itoa(spMaxPatterns)},
@@ -137,19 +146,49 @@ func TestSelfProtectionLimitReasons(t *testing.T) {
 			t.Errorf("%s: reason %q does not name the bound %s", c.limit, r.Decision.Reason, c.bound)
 		}
 	}
-	// Just under the bounds: read through, and judged.
+	// Just under the bounds: read through, and judged. "true" is one run
+	// effect, "cat FILE" two (run, read).
 	under := map[string]string{
-		strings.Repeat("true;", spMaxCommands-1) + "cat ahp-data/admin.token": spFiles,
-		strings.Repeat("eval ", spMaxShellNest) + "cat ahp-data/admin.token":  spFiles,
-		"ls " + strings.Join(many[:spMaxRealPaths-1], " ") + " ahp-data":      spFiles,
-		"killall " + strings.Join(pats[:spMaxPatterns-1], " ") + " ahp":       spStop,
-		strings.Repeat("true;", spMaxCommands-1):                              "",
-		"ls " + strings.Join(many[:spMaxRealPaths], " "):                      "",
-		"echo" + strings.Repeat(" a", spMaxWords-2):                           "",
+		strings.Repeat("true;", effects.MaxEffects-3) + "cat ahp-data/admin.token": spFiles,
+		strings.Repeat("eval ", effects.MaxDepth-1) + "cat ahp-data/admin.token":   spFiles,
+		"ls " + strings.Join(many[:spMaxRealPaths-1], " ") + " ahp-data":           spFiles,
+		"killall " + strings.Join(pats[:spMaxPatterns-1], " ") + " ahp":            spStop,
+		strings.Repeat("true;", effects.MaxEffects-1):                              "",
+		"ls " + strings.Join(many[:spMaxRealPaths], " "):                           "",
+		"echo {1..256}":                      "",
+		"echo" + strings.Repeat(" a", 65536): "",
 	}
 	for cmd, rule := range under {
 		if r := set.Evaluate(f.sh(cmd)); r.RuleID != rule {
 			t.Errorf("under the bounds (%.40s...): rule %q, want %q", cmd, r.RuleID, rule)
+		}
+	}
+}
+
+// effectsLimit names every limit reason the effects package gives; none
+// falls to "other" (which still blocks, with a less precise reason).
+func TestSelfProtectionEffectsLimitNames(t *testing.T) {
+	for reason, want := range map[string]string{
+		"shell script of 300000 bytes, longer than the 262144 read": limitSize,
+		"python code longer than 262144 bytes":                      limitSize,
+		"bash runs the script /x, larger than the 65536 bytes read": limitSize,
+		"python: more than 200000 syntax nodes":                     limitSize,
+		"code nested more than 8 levels deep":                       limitNesting,
+		"recursive function f: it calls itself":                     limitNesting,
+		"function f called more than 8 levels deep":                 limitNesting,
+		"more than 256 function calls":                              limitNesting,
+		"more than 4 encoded payloads decoded (base64)":             limitDecoding,
+		"python: more than 4 encoded payloads":                      limitDecoding,
+		"more than 4095 effects":                                    limitEffects,
+		"pattern /x/* matches more than 256 paths":                  limitExpansion,
+		"brace expansion of {1..300} gives more than 256 words":     limitExpansion,
+		"xargs: more than 16 arguments read from its input":         limitExpansion,
+		"parallel: more than 16 arguments":                          limitExpansion,
+		"payload: nested more than 64 levels":                       limitNesting,
+		"something new":                                             limitOther,
+	} {
+		if got := effectsLimit(reason); got != want {
+			t.Errorf("effectsLimit(%q) = %q, want %q", reason, got, want)
 		}
 	}
 }
