@@ -88,8 +88,8 @@ type spAction struct {
 	g    *guard
 	acts []effects.Effect
 	cwd  string // where relative effect paths start ("" when unknown)
-	// raw are path arguments of a file tool with ".." in them, joined to
-	// the working directory but not cleaned (see toolDotDot).
+	// raw are path arguments of a tool with ".." in them, joined to the
+	// working directory but not cleaned (see toolContext).
 	raw   []string
 	paths []spPath // computed on first use
 	done  bool
@@ -203,17 +203,19 @@ func readAction(payload ref.Val, g *guard) *spAction {
 		}
 		o.sp = a
 	}
-	a.toolDotDot(payload)
+	a.toolContext(payload)
 	return a
 }
 
-// toolDotDot keeps the path arguments of a tool call that have a ".."
-// name, joined to the call's working directory without cleaning: the
+// toolContext reads the working directory of a tool call (the hooks'
+// cwd, then a tool's own directory argument, which may be relative to it:
+// relative effect paths start there) and keeps the path arguments that
+// have a ".." name, joined to the call's working directory without cleaning: the
 // kernel takes ".." after a symbolic link from the link's target, where
 // the effects package, which reads tool paths lexically, takes it from
 // the link's directory. Each is resolved through the file system and
 // compared with the protected paths.
-func (a *spAction) toolDotDot(payload ref.Val) {
+func (a *spAction) toolContext(payload ref.Val) {
 	hs, n := holders(payload)
 	for _, m := range hs[:n] {
 		for _, k := range cwdKeys {

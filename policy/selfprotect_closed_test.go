@@ -308,3 +308,58 @@ func TestSelfProtectionKillEveryProcessOfAUser(t *testing.T) {
 	}
 	runPackCases(t, f.opts, cases)
 }
+
+// A find -delete filtered by name deletes only the files whose names
+// match: in a project that holds the data directory it touches the harness
+// only when a protected file (or one inside a protected directory) has a
+// matching name. find -exec of a program that changes nothing touches
+// nothing. A recursive delete of the whole tree, a find whose filter
+// cannot be read as names only (!, -o, -path, no -name), and any delete
+// inside the data directory are deletes of the harness's files.
+func TestSelfProtectionFindPrecision(t *testing.T) {
+	f := newSPFixture(t)
+	var cases []packCase
+	for _, cmd := range []string{
+		`find . -exec echo {} \;`,
+		"find . -name '*.txt' -delete",
+		"find . -type f -name '*.log' -mtime +7 -delete",
+		"find . -maxdepth 3 -iname '*.TMP' -delete",
+		"find src -name '*.o' -delete",
+		"find . -name '*.go' -print",
+	} {
+		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
+	}
+	for _, cmd := range []string{
+		"find . -name '*.db' -delete",
+		"find . -iname '*.DB' -delete",
+		"find . -name 'admin.*' -delete",
+		"find . -name 'ahp-*' -delete",
+		"find . -name team.yaml -delete",
+		"find . -type f -delete",
+		"find . -delete",
+		"find . ! -name '*.txt' -delete",
+		"find . -not -name '*.txt' -delete",
+		"find . -name '*.txt' -o -name x -delete",
+		"find . -path '*/x/*' -delete",
+		"find ahp-data -name '*.txt' -delete",
+		`find . -exec rm {} \;`,
+		"rm -rf .",
+	} {
+		cases = append(cases, packCase{"block " + cmd, f.sh(cmd), spFiles})
+	}
+	runPackCases(t, f.opts, cases)
+}
+
+// Signals reach the harness from interpreter code too (os.kill), and a
+// protected file from Python's open: one reading serves every reader.
+func TestSelfProtectionInterpreterCode(t *testing.T) {
+	f := newSPFixture(t)
+	runPackCases(t, f.opts, []packCase{
+		{"python os.kill", f.sh(`python3 -c 'import os; os.kill(4242, 9)'`), spStop},
+		{"python open token", f.sh(`python3 -c 'print(open("ahp-data/admin.token").read())'`), spFiles},
+		{"python rmtree data", f.sh(`python3 -c 'import shutil; shutil.rmtree("ahp-data")'`), spFiles},
+		{"quoted kill", f.sh(`"kill" -9 4242`), spStop},
+		{"python other pid", f.sh(`python3 -c 'import os; os.kill(1234, 9)'`), ""},
+		{"git commit message", f.sh(`git commit -m "kill 4242 and rm -rf ahp-data"`), ""},
+	})
+}
