@@ -160,8 +160,9 @@ type spPath struct {
 	// argv: a word of a Run's argv that names a path (a program the
 	// effects package does not model, such as sqlite3 or base64, reads
 	// or writes what it is given): only the path itself counts.
-	argv bool
-	glob bool
+	argv  bool
+	slash bool // an argv word with a "/" in it: looked up through links
+	glob  bool
 	// find: a Delete of find whose argv filters by name only (-name,
 	// -iname): names are its patterns, and only protected files whose
 	// names match count.
@@ -315,7 +316,7 @@ func (a *spAction) allPaths() []spPath {
 			for _, w := range argvOperands(e.Argv) {
 				for _, c := range wordPaths(w) {
 					if p := add(c, effects.Read, false); p != nil {
-						p.argv = true
+						p.argv, p.slash = true, strings.Contains(c, "/")
 					}
 				}
 			}
@@ -325,8 +326,8 @@ func (a *spAction) allPaths() []spPath {
 	for i := range a.paths {
 		p := &a.paths[i]
 		p.real = p.abs
-		if p.glob {
-			continue
+		if p.glob || p.argv && !p.slash {
+			continue // a bare name in an argv: resolved only when it has a "/", as before
 		}
 		if r, ok := seen[p.abs]; ok {
 			p.real = r
