@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"cel.dev/cel-go/common/types"
@@ -163,9 +164,9 @@ type spPath struct {
 	argv  bool
 	slash bool // an argv word with a "/" in it: looked up through links
 	glob  bool
-	// find: a Delete of find whose argv filters by name only (-name,
-	// -iname): names are its patterns, and only protected files whose
-	// names match count.
+	// find: a recursive Delete or Read of what a find selects by name
+	// only (find -name X -delete, find -name X -exec cat {} +): names are
+	// its patterns, and only protected files whose names match count.
 	find  bool
 	names []string
 	fold  bool // -iname: compare case-insensitively
@@ -287,14 +288,15 @@ func (a *spAction) allPaths() []spPath {
 	}
 	for i, e := range a.acts {
 		switch e.Kind {
-		case effects.Read, effects.Write, effects.Create:
+		case effects.Read:
+			if p := add(e.Path, e.Kind, false); p != nil && e.Recursive {
+				p.names, p.fold, p.find = a.findFilterOf(i)
+			}
+		case effects.Write, effects.Create:
 			add(e.Path, e.Kind, false)
 		case effects.Delete:
-			p := add(e.Path, e.Kind, true)
-			if p != nil && e.Program == "find" {
-				if names, fold, ok := findNameFilter(a.runOf(i, "find")); ok {
-					p.find, p.names, p.fold = true, names, fold
-				}
+			if p := add(e.Path, e.Kind, true); p != nil && e.Recursive {
+				p.names, p.fold, p.find = a.findFilterOf(i)
 			}
 		case effects.Chmod, effects.Chown:
 			add(e.Path, e.Kind, true)
@@ -365,6 +367,55 @@ func (a *spAction) runOf(i int, prog string) []string {
 	return nil
 }
 
+// findFilterOf returns the -name/-iname patterns of the find that selects
+// what the recursive effect i acts on, when a find selects it by names
+// only: effect i is find's own -delete (its Run is that find), or comes
+// from the program a find runs with -exec/-execdir/-ok on the files it
+// finds (its Run has the "{}" find substitutes, and the Run just before
+// is that find, naming the program after -exec). Otherwise ok is false
+// and the effect is one on the whole tree.
+func (a *spAction) findFilterOf(i int) (names []string, fold, ok bool) {
+	own := -1
+	for j := i - 1; j >= 0; j-- {
+		if a.acts[j].Kind == effects.Run {
+			own = j
+			break
+		}
+	}
+	if own < 0 {
+		return nil, false, false
+	}
+	r := a.acts[own]
+	if r.Program == "find" && a.acts[i].Program == "find" {
+		return findNameFilter(r.Argv)
+	}
+	if !slices.Contains(r.Argv, "{}") || len(r.Argv) == 0 {
+		return nil, false, false
+	}
+	for j := own - 1; j >= 0; j-- {
+		f := a.acts[j]
+		if f.Kind != effects.Run {
+			continue
+		}
+		if f.Program != "find" || !findExecs(f.Argv, r.Argv[0]) {
+			return nil, false, false
+		}
+		return findNameFilter(f.Argv)
+	}
+	return nil, false, false
+}
+
+// findExecs reports whether a find argv runs prog with -exec, -execdir,
+// -ok or -okdir.
+func findExecs(argv []string, prog string) bool {
+	for i, w := range argv {
+		if (w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir") && i+1 < len(argv) && baseName(argv[i+1]) == baseName(prog) {
+			return true
+		}
+	}
+	return false
+}
+
 // argvOperands returns the words of a Run's argv after the program.
 func argvOperands(argv []string) []string {
 	if len(argv) < 2 {
@@ -404,8 +455,9 @@ var findTests = map[string]int{
 // findNameFilter reads a find argv (a Run effect's) whose expression is a
 // conjunction of -name/-iname patterns and tests from findTests, and
 // returns the patterns; ok is false for any other expression (-o, !,
-// -not, parentheses, -path, -regex, -exec, -prune...), or without a name
-// pattern: then the delete counts as one of the whole tree.
+// -not, parentheses, -path, -regex, -prune...), or without a name
+// pattern: then the effect counts as one on the whole tree. -exec and its
+// kind only narrow what is found, and are skipped.
 func findNameFilter(argv []string) (names []string, fold bool, ok bool) {
 	if len(argv) == 0 {
 		return nil, false, false
@@ -424,6 +476,14 @@ func findNameFilter(argv []string) (names []string, fold bool, ok bool) {
 			fold = fold || w == "-iname"
 			names = append(names, argv[i+1])
 			i++
+		case w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir":
+			// The command run on each file found: its own effects are
+			// judged on their own; as a test it only narrows the match.
+			for i++; i < len(argv) && argv[i] != ";" && argv[i] != "+"; i++ {
+			}
+			if i >= len(argv) {
+				return nil, false, false
+			}
 		default:
 			n, known := findTests[w]
 			if !known || i+n >= len(argv) {
@@ -435,12 +495,12 @@ func findNameFilter(argv []string) (names []string, fold bool, ok bool) {
 	return names, fold, len(names) > 0
 }
 
-// findDeletes reports whether a find -delete filtered by names (p.names)
-// from the root p.abs deletes the protected path prot or a file in it:
+// findSelects reports whether a find filtered by names (p.names) from the
+// root p.abs selects the protected path prot or a file in it:
 // prot's own name or, for a directory, the name of anything it holds
 // (read from the file system, at most spMaxFindWalk entries; more, or a
 // directory that cannot be read, counts as a match).
-func (a *spAction) findDeletes(p spPath, prot string) bool {
+func (a *spAction) findSelects(p spPath, prot string) bool {
 	match := func(name string) bool {
 		for _, pat := range p.names {
 			if p.fold {
@@ -493,6 +553,17 @@ func (a *spAction) touchesHarnessFiles() bool {
 
 func (a *spAction) hitsProtected(p spPath, abs string) bool {
 	pc := components(abs)
+	if p.find {
+		// A recursive effect on what a find selects by name: a protected
+		// path at or under its root counts when its name, or the name of
+		// anything it holds, matches.
+		for _, prot := range append(append([][]string(nil), a.g.paths...), a.g.exes...) {
+			if under, above := relate(pc, prot, p.glob); under || above && a.findSelects(p, "/"+strings.Join(prot, "/")) {
+				return true
+			}
+		}
+		return false
+	}
 	if len(pc) == 0 && !p.glob {
 		return false // all of /: the destructive_shell pack's business
 	}
@@ -502,9 +573,7 @@ func (a *spAction) hitsProtected(p spPath, abs string) bool {
 			return true
 		}
 		if above && p.destroy {
-			if !p.find || a.findDeletes(p, "/"+strings.Join(prot, "/")) {
-				return true
-			}
+			return true
 		}
 	}
 	for _, prot := range a.g.exes {
@@ -513,9 +582,7 @@ func (a *spAction) hitsProtected(p spPath, abs string) bool {
 			return true
 		}
 		if above && p.destroy {
-			if !p.find || a.findDeletes(p, "/"+strings.Join(prot, "/")) {
-				return true
-			}
+			return true
 		}
 	}
 	return false

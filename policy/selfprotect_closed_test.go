@@ -326,6 +326,9 @@ func TestSelfProtectionFindPrecision(t *testing.T) {
 		"find . -maxdepth 3 -iname '*.TMP' -delete",
 		"find src -name '*.o' -delete",
 		"find . -name '*.go' -print",
+		"find . -name '*.tmp' -exec rm {} +",
+		`find . -name '*.md' -exec cat {} \;`,
+		"find / -name '*.pyc' -exec rm -f {} +",
 	} {
 		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
 	}
@@ -344,6 +347,10 @@ func TestSelfProtectionFindPrecision(t *testing.T) {
 		"find ahp-data -name '*.txt' -delete",
 		`find . -exec rm {} \;`,
 		"rm -rf .",
+		"cd /tmp && find / -name admin.token -exec cat {} +",
+		`find . -name '*.token' -exec cat {} \;`,
+		"find . -name x -print; rm -rf .",
+		`find . -name '*.txt' -exec rm {} \; ; rm -rf .`,
 	} {
 		cases = append(cases, packCase{"block " + cmd, f.sh(cmd), spFiles})
 	}
