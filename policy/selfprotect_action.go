@@ -163,7 +163,11 @@ type spPath struct {
 	// or writes what it is given): only the path itself counts.
 	argv  bool
 	slash bool // an argv word with a "/" in it: looked up through links
-	glob  bool
+	// raw is an argv word with a ".." name joined to the working directory
+	// but not cleaned: the kernel takes ".." after a link from the link's
+	// target, so it is resolved as written.
+	raw  string
+	glob bool
 	// find: a recursive Delete or Read of what a find selects by name
 	// only (find -name X -delete, find -name X -exec cat {} +): names are
 	// its patterns, and only protected files whose names match count.
@@ -319,6 +323,7 @@ func (a *spAction) allPaths() []spPath {
 				for _, c := range wordPaths(w) {
 					if p := add(c, effects.Read, false); p != nil {
 						p.argv, p.slash = true, strings.Contains(c, "/")
+						p.raw = rawJoin(expandHomeWith(c, a.g.home), a.cwd)
 					}
 				}
 			}
@@ -331,7 +336,7 @@ func (a *spAction) allPaths() []spPath {
 		if p.glob || p.argv && !p.slash {
 			continue // a bare name in an argv: resolved only when it has a "/", as before
 		}
-		if r, ok := seen[p.abs]; ok {
+		if r, ok := seen[p.abs]; ok && p.raw == "" {
 			p.real = r
 			continue
 		}
@@ -340,6 +345,10 @@ func (a *spAction) allPaths() []spPath {
 			continue
 		}
 		a.real++
+		if p.raw != "" {
+			p.real = realPath(p.raw)
+			continue
+		}
 		p.real = realPath(p.abs)
 		seen[p.abs] = p.real
 	}

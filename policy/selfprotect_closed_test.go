@@ -370,3 +370,22 @@ func TestSelfProtectionInterpreterCode(t *testing.T) {
 		{"git commit message", f.sh(`git commit -m "kill 4242 and rm -rf ahp-data"`), ""},
 	})
 }
+
+// Through a link, ".." goes up from the link's target for the words of a
+// program too; systemctl verbs that change the unit without stopping it
+// are stopping it all the same; a web tool's URL to the admin API is a
+// call of it.
+func TestSelfProtectionMoreShapes(t *testing.T) {
+	f := newSPFixture(t)
+	runPackCases(t, f.opts, []packCase{
+		{"rm through link/..", f.sh("rm -rf ../elsewhere/data-link/../ahp-data"), spFiles},
+		{"sqlite3 through link/..", f.sh("sqlite3 ../elsewhere/data-link/../ahp-data/ahp.db .dump"), spFiles},
+		{"systemctl edit", f.sh("systemctl edit ahp"), spStop},
+		{"systemctl set-property", f.sh("sudo systemctl set-property ahp.service CPUQuota=1%"), spStop},
+		{"systemctl disable", f.sh("systemctl disable ahp"), spStop},
+		{"systemctl status", f.sh("systemctl status ahp"), ""},
+		{"systemctl edit nginx", f.sh("systemctl edit nginx"), ""},
+		{"WebFetch admin API", f.tool("WebFetch", map[string]any{"url": "http://127.1:07700/v1/approvals", "prompt": "x"}), spAPI},
+		{"web_fetch elsewhere", f.tool("WebFetch", map[string]any{"url": "https://example.com/", "prompt": "x"}), ""},
+	})
+}

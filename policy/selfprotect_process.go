@@ -309,6 +309,9 @@ func (a *spAction) stopsHarness() bool {
 			if (e.Program == "pgrep" || e.Program == "pidof") && a.patternsHitHarness(e.Program, argvOperands(e.Argv)) {
 				lookup = true
 			}
+			if e.Program == "systemctl" && a.systemctlChangesUnit(argvOperands(e.Argv)) {
+				return true
+			}
 		case effects.Signal:
 			switch e.Program {
 			case "pkill", "killall":
@@ -433,6 +436,35 @@ func (a *spAction) patternsHitHarness(name string, args []string) bool {
 func isSignalWord(w string) bool {
 	w = strings.TrimPrefix(w, "-")
 	return isNumber(w) || strings.ToUpper(w) == w
+}
+
+// unitVerbs are the systemctl verbs that change a unit without stopping
+// it, which package effects does not report as signals: a drop-in that
+// replaces its command (edit), its limits (set-property), its files
+// (revert, link, clean). The verbs that stop it (stop, kill, restart,
+// disable --now, mask, freeze) are signal effects.
+var unitVerbs = map[string]bool{
+	"edit": true, "revert": true, "set-property": true, "clean": true, "link": true,
+	"reset-failed": true, "force-reload": true, "reload-or-restart": true, "disable": true, "mask": true,
+}
+
+// systemctlChangesUnit reports whether a systemctl argv (a Run effect's)
+// applies one of unitVerbs to the harness's unit.
+func (a *spAction) systemctlChangesUnit(args []string) bool {
+	verb := ""
+	for _, w := range args {
+		switch {
+		case strings.HasPrefix(w, "-"):
+		case verb == "":
+			verb = w
+			if !unitVerbs[verb] {
+				return false
+			}
+		case a.isUnit(w):
+			return true
+		}
+	}
+	return false
 }
 
 func (a *spAction) isUnit(u string) bool {
