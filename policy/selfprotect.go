@@ -376,12 +376,16 @@ func components(p string) []string {
 }
 
 // linkFS is the view of the file system the effect analysis gets when the
-// self_protection pack guards paths and the options give none: symbolic
-// links are resolved as the kernel resolves them (".." after a link goes up
-// from its target; a missing tail is kept after the longest existing
-// prefix), so that cat link/../ahp-data/admin.token reads as the token. It
-// expands no glob (patterns stay as written; the pack matches them against
-// its paths) and reads no script.
+// self_protection pack guards paths and the options give none. It only
+// takes ".." as the kernel takes it: after a symbolic link, from the link's
+// target (cat elsewhere/data-link/../ahp-data/admin.token is the token,
+// not elsewhere/ahp-data/admin.token), resolving the links of such a path
+// (a missing tail is kept after its longest existing prefix). A path
+// without ".." is returned as it is: every other pack keeps comparing
+// lexical paths (a workspace root that is itself a link stays a prefix of
+// the paths under it), and the pack resolves the links of the paths it
+// judges itself (realPath). It expands no glob (patterns stay as written;
+// the pack matches them against its paths) and reads no script.
 type linkFS struct{}
 
 var errNoFS = errors.New("policy: the self-protection view of the file system only resolves links")
@@ -389,10 +393,14 @@ var errNoFS = errors.New("policy: the self-protection view of the file system on
 // Glob implements effects.FS: no expansion.
 func (linkFS) Glob(string, int) ([]string, error) { return nil, errNoFS }
 
-// EvalSymlinks implements effects.FS with realPath.
+// EvalSymlinks implements effects.FS: realPath for a path with a ".."
+// name, the path itself for any other.
 func (linkFS) EvalSymlinks(p string) (string, error) {
 	if !filepath.IsAbs(p) || strings.Count(p, "/") > spMaxPathDepth {
 		return "", errNoFS
+	}
+	if !hasDotDot(p) {
+		return filepath.Clean(p), nil
 	}
 	return realPath(p), nil
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -387,5 +388,29 @@ func TestSelfProtectionMoreShapes(t *testing.T) {
 		{"systemctl edit nginx", f.sh("systemctl edit nginx"), ""},
 		{"WebFetch admin API", f.tool("WebFetch", map[string]any{"url": "http://127.1:07700/v1/approvals", "prompt": "x"}), spAPI},
 		{"web_fetch elsewhere", f.tool("WebFetch", map[string]any{"url": "https://example.com/", "prompt": "x"}), ""},
+	})
+}
+
+// The view of the file system the self_protection pack gives the effect
+// analysis resolves links only for ".." after them: the other packs keep
+// lexical paths, so a workspace root that is itself a link still holds the
+// paths written under it.
+func TestSelfProtectionLinkViewKeepsOtherPacksLexical(t *testing.T) {
+	f := newSPFixture(t)
+	linkRoot := filepath.Join(f.root, "elsewhere", "work")
+	if err := os.Symlink(f.proj, linkRoot); err != nil {
+		t.Fatal(err)
+	}
+	opts := f.opts
+	opts.Packs = map[string]bool{"self_protection": true, "filesystem_scope": true}
+	opts.Params["workspace_roots"] = []string{linkRoot}
+	ev := func(cmd string) *Input {
+		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": linkRoot})
+		return in(event(protocol.EventPreAction, string(b)))
+	}
+	runPackCases(t, opts, []packCase{
+		{"read in the linked root", ev("cat src/main.go"), ""},
+		{"token through the linked root", ev("cat ahp-data/admin.token"), spFiles},
+		{"outside", ev("cat /etc/passwd"), "filesystem_scope.outside_workspace"},
 	})
 }
