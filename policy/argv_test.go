@@ -1,21 +1,49 @@
 package policy
 
 import (
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// argvWords parses joinArgv(argv) back with the policy's shell reader.
+// argvWords parses joinArgv(argv) back with a real shell parser
+// (mvdan.cc/sh, as package effects reads commands) and returns the words
+// of its simple commands after quote removal.
 func argvWords(argv []string) []string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(joinArgv(argv)), "")
+	if err != nil {
+		return []string{"<parse error: " + err.Error() + ">"}
+	}
 	var out []string
-	for i, cmd := range splitCommands(joinArgv(argv)) {
+	for i, st := range f.Stmts {
 		if i > 0 {
 			out = append(out, "<next command>")
 		}
-		for _, w := range cmd {
-			out = append(out, w.text)
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			out = append(out, "<not a simple command>")
+			continue
+		}
+		word := func(w *syntax.Word) string {
+			if w == nil {
+				return ""
+			}
+			fs, err := expand.Fields(nil, w)
+			if err != nil || len(fs) != 1 {
+				return fmt.Sprintf("<%d fields, %v>", len(fs), err)
+			}
+			return fs[0]
+		}
+		for _, as := range call.Assigns {
+			out = append(out, as.Name.Value+"="+word(as.Value))
+		}
+		for _, w := range call.Args {
+			out = append(out, word(w))
 		}
 	}
 	return out

@@ -107,3 +107,24 @@ func runEvaluate(b *testing.B, set *Set, in *Input) {
 		b.ReportMetric(float64(end-start)/float64(n), "cpu-ns/op")
 	}
 }
+
+// BenchmarkEvaluateDefaultPacksSelfProtected is BenchmarkEvaluateDefaultPacks
+// as ahp serve runs it: the self_protection pack guards a data directory,
+// a configuration and a policy file, an admin address and a pid, so its
+// checks resolve the event's paths on the file system.
+func BenchmarkEvaluateDefaultPacksSelfProtected(b *testing.B) {
+	dir := b.TempDir()
+	opts := Options{Params: SelfProtection{
+		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: dir,
+		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
+	}.Params()}
+	set, err := Compile(opts, benchPolicy())
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := benchInput()
+	if r := set.Evaluate(in); r.Matched {
+		b.Fatalf("unexpected result %+v", r)
+	}
+	runEvaluate(b, set, in)
+}

@@ -148,7 +148,13 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	set := &Set{version: version, rules: rules, config: config, guidance: guidance, agent: opts.Agent}
+	agent := opts.Agent
+	if agent.FS == nil && opts.PackEnabled("self_protection") && protectsPaths(params) {
+		// A running harness guards its files: let the analysis resolve
+		// symbolic links on the paths it reads (see linkFS).
+		agent.FS = linkFS{}
+	}
+	set := &Set{version: version, rules: rules, config: config, guidance: guidance, agent: agent}
 	for _, p := range packs {
 		set.packs = append(set.packs, p.Name)
 	}

@@ -39,6 +39,9 @@ func (c *evalCtx) release() {
 	if c.frame != nil {
 		c.frame.Close()
 	}
+	if o, ok := c.payload.(*jsonObject); ok {
+		o.ev, o.sp = nil, nil
+	}
 	*c = evalCtx{}
 	ctxPool.Put(c)
 }
@@ -89,6 +92,9 @@ func (c *evalCtx) payloadVal() ref.Val {
 			c.payload = types.NullValue
 		} else {
 			c.payload = decodeValue(string(raw), 0, &c.arena)
+			if o, ok := c.payload.(*jsonObject); ok {
+				o.ev = c
+			}
 		}
 	}
 	return c.payload

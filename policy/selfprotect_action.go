@@ -1,42 +1,76 @@
 package policy
 
 import (
+	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
-	"cel.dev/cel-go/common/types/traits"
+
+	"github.com/ahp-go/ahp/effects"
 )
 
-// Bounds on the work the self_protection functions do for one event. An
-// event that reaches one is not read part way and then judged on what was
-// read: the pack's limit rules block it, naming the limit (see
-// limitReached and docs/security.md, "Limits of the self-protection
-// analysis"). The pack's YAML repeats these numbers in its reasons;
-// TestSelfProtectionLimitReasons keeps the two in step.
+// The self_protection pack reads event.effects: the effects package reads
+// the action once (shell through a real parser, interpreter code, file and
+// web tools) and every pack judges that reading. This file turns the
+// effects into what the pack compares with its guard: the paths they
+// touch, the programs they run, the addresses they call and the processes
+// they signal.
+
+// Bounds on the work the self_protection functions do for one event, on top
+// of the effects package's own limits (effects.MaxInput, MaxDepth,
+// MaxDecodeRounds, MaxEffects, MaxGlobMatches, MaxFuncCalls,
+// MaxScriptBytes). An event that reaches one is blocked by the pack's limit
+// rules, never judged on part of what it does; the pack's YAML repeats
+// these numbers in its reasons (TestSelfProtectionLimitReasons keeps the
+// two in step).
 const (
-	spMaxLine      = 1 << 20 // bytes of shell command read
-	spMaxCommands  = 4096    // simple commands looked at, nested shells included
-	spMaxWords     = 65536   // words of those commands
-	spMaxShellNest = 8       // bash -c 'bash -c "..."' and eval levels followed
-	spMaxRealPaths = 1024    // paths resolved through the file system
-	spMaxPathDepth = 64      // names in one path resolved through the file system
-	spMaxPatterns  = 64      // pkill/killall/pgrep patterns judged
-	spMaxAddrs     = 4096    // host:port candidates compared with the admin API
+	spMaxRealPaths = 1024 // paths resolved through the file system
+	spMaxPathDepth = 64   // names in one path resolved through the file system
+	spMaxPatterns  = 64   // pkill/killall/pgrep patterns judged
+	spMaxAddrs     = 4096 // host:port candidates compared with the admin API
+	spMaxFindWalk  = 4096 // entries of protected directories a filtered find -delete is compared with
 )
 
-// The limits an event can reach, as self_protection_limit names them.
+// The limits an event can reach, as self_protection_limit names them: the
+// effects package's (size, nesting, decoding, effects, expansion, other)
+// and the pack's own (paths, patterns, addresses).
 const (
-	limitLength    = "length"
-	limitCommands  = "commands"
-	limitWords     = "words"
+	limitSize      = "size"
 	limitNesting   = "nesting"
+	limitDecoding  = "decoding"
+	limitEffects   = "effects"
+	limitExpansion = "expansion"
+	limitOther     = "other"
 	limitPaths     = "paths"
 	limitPatterns  = "patterns"
 	limitAddresses = "addresses"
 )
+
+// effectsLimit names the limit an effects Unknown with Limit set reached,
+// by the reason the effects package gives (docs/effects.md lists them).
+// A reason this table does not know is "other": still blocked.
+func effectsLimit(reason string) string {
+	switch {
+	case strings.Contains(reason, "longer than"), strings.Contains(reason, "larger than"),
+		strings.Contains(reason, "syntax nodes"):
+		return limitSize
+	case strings.Contains(reason, "nested"), strings.Contains(reason, "levels deep"),
+		strings.Contains(reason, "recursive function"), strings.Contains(reason, "function calls"):
+		return limitNesting
+	case strings.Contains(reason, "encoded payloads"):
+		return limitDecoding
+	case strings.HasSuffix(reason, " effects"):
+		return limitEffects
+	case strings.Contains(reason, "matches more than"), strings.Contains(reason, "brace expansion"),
+		strings.Contains(reason, "arguments"):
+		return limitExpansion
+	}
+	return limitOther
+}
 
 // spCheck names one of the pack's checks; spAction remembers each result.
 type spCheck int
@@ -52,19 +86,16 @@ const (
 
 // spAction is one event as the self_protection rules read it.
 type spAction struct {
-	g     *guard
-	tool  string   // lower-case tool name, MCP prefix removed
-	cwd   string   // where relative paths start ("" when unknown)
-	cmds  []spCmd  // simple commands of the shell command
-	files []spPath // paths of file tools and patches
-	urls  []string // URL-like arguments
-	line  string   // the whole shell command
-	real  int      // paths resolved so far
-	cache []spPath // shell paths, computed on first use
-	done  bool     // cache filled
-	all   []spPath // every path, computed on first use
-	words int      // words of the commands read so far
-	limit string   // the first limit reached ("" none)
+	g    *guard
+	acts []effects.Effect
+	cwd  string // where relative effect paths start ("" when unknown)
+	// raw are path arguments of a tool with ".." in them, joined to the
+	// working directory but not cleaned (see toolContext).
+	raw   []string
+	paths []spPath // computed on first use
+	done  bool
+	real  int    // paths resolved so far
+	limit string // the first limit reached ("" none)
 	// results of the checks: 0 not run, 1 false, 2 true
 	results [spChecks]int8
 }
@@ -101,59 +132,126 @@ func (a *spAction) check(c spCheck) bool {
 	return hit
 }
 
-// limitReached runs every check (each may reach a limit of its own) and
-// returns the first limit reached, "" when the whole event was read.
+// limitReached returns the first limit of the analysis the event reached:
+// an effects Unknown with Limit set (the effects package stopped reading),
+// else one of the pack's own bounds (each check is run, since each may
+// reach one); "" when the whole event was read.
 func (a *spAction) limitReached() string {
+	for _, e := range a.acts {
+		if e.Kind == effects.Unknown && e.Limit {
+			return effectsLimit(e.Reason)
+		}
+	}
 	for c := range spChecks {
 		a.check(c)
 	}
 	return a.limit
 }
 
-// spCmd is one simple command and the directory it runs in.
-type spCmd struct {
-	words []shellWord
-	start int // index of the command word (len(words) when none)
-	cwd   string
-}
-
-// name returns the base name of the command word.
-func (c spCmd) name() string {
-	if c.start >= len(c.words) {
-		return ""
-	}
-	return baseName(c.words[c.start].text)
-}
-
-// args returns the words after the command word.
-func (c spCmd) args() []shellWord {
-	if c.start >= len(c.words) {
-		return nil
-	}
-	return c.words[c.start+1:]
-}
-
-// spPath is a path an action names, made absolute.
+// spPath is a path an effect touches, made absolute.
 type spPath struct {
-	abs string
-	// resolve: look for symbolic links in it (a file tool's path, a
-	// redirection target, or a shell word with a slash in it).
-	resolve bool
-	real    string // abs with symbolic links resolved; "" until looked up
-	write   bool   // the action may change it
-	destroy bool   // the action may delete, move or re-own it and what it holds
-	glob    bool
-	exec    bool // the command word: running it is not touching it
-	// raw is the path joined to its directory but not cleaned, when it
-	// has a ".." in it: the kernel takes ".." after a symbolic link from
-	// the link's target, where cleaning takes it lexically.
-	raw string
+	abs  string
+	real string // abs with symbolic links resolved; "" until looked up
+	kind effects.Kind
+	// destroy: the effect may delete, move or re-own the path and what it
+	// holds, so a directory above a protected file counts.
+	destroy bool
+	// exec: the program a Run starts (running it is not touching it).
+	exec bool
+	// argv: a word of a Run's argv that names a path (a program the
+	// effects package does not model, such as sqlite3 or base64, reads
+	// or writes what it is given): only the path itself counts.
+	argv  bool
+	slash bool // an argv word with a "/" in it: looked up through links
+	// raw is an argv word with a ".." name joined to the working directory
+	// but not cleaned: the kernel takes ".." after a link from the link's
+	// target, so it is resolved as written.
+	raw  string
+	glob bool
+	// find: a recursive Delete or Read of what a find selects by name
+	// only (find -name X -delete, find -name X -exec cat {} +): names are
+	// its patterns, and only protected files whose names match count.
+	find  bool
+	names []string
+	fold  bool // -iname: compare case-insensitively
+}
+
+// writes reports whether the path's effect changes it.
+func (p spPath) writes() bool {
+	switch p.kind {
+	case effects.Write, effects.Create, effects.Delete, effects.Move, effects.Chmod, effects.Chown, effects.Download:
+		return !p.argv
+	}
+	return false
+}
+
+// cwdKeys hold the working directory of a tool call.
+var cwdKeys = keys("cwd", "workdir", "working_directory", "directory")
+
+// fileKeys are the argument names of file tools that hold paths.
+var fileKeys = keys("absolute_path", "path", "file_path", "filepath", "file", "filename", "notebook_path",
+	"old_path", "new_path", "source", "destination", "paths", "files")
+
+// readAction returns the event as the pack reads it, once per evaluation:
+// the five checks share it (kept in the payload object, which lives as long
+// as the evaluation). The effects are the evaluation's event.effects.
+func readAction(payload ref.Val, g *guard) *spAction {
+	o, _ := payload.(*jsonObject)
+	if o != nil && o.sp != nil && o.sp.g == g {
+		return o.sp
+	}
+	a := &spAction{g: g, cwd: g.cwd}
+	if o != nil {
+		if o.ev != nil {
+			a.acts = o.ev.effects()
+		} else {
+			a.acts = payloadEffects(o, effects.Context{})
+		}
+		o.sp = a
+	}
+	a.toolContext(payload)
+	return a
+}
+
+// toolContext reads the working directory of a tool call (the hooks'
+// cwd, then a tool's own directory argument, which may be relative to it:
+// relative effect paths start there) and keeps the path arguments that
+// have a ".." name, joined to the call's working directory without cleaning: the
+// kernel takes ".." after a symbolic link from the link's target, where
+// the effects package, which reads tool paths lexically, takes it from
+// the link's directory. Each is resolved through the file system and
+// compared with the protected paths.
+func (a *spAction) toolContext(payload ref.Val) {
+	hs, n := holders(payload)
+	for _, m := range hs[:n] {
+		for _, k := range cwdKeys {
+			if v, ok := m.Find(k); ok {
+				if s, ok := v.(types.String); ok && s != "" {
+					a.cwd = absAgainst(expandHomeWith(string(s), a.g.home), a.cwd)
+				}
+			}
+		}
+	}
+	for i, m := range hs[:n] {
+		if i == 0 && n > 1 {
+			continue // top-level keys describe the call, not its paths
+		}
+		for _, k := range fileKeys {
+			if v, ok := m.Find(k); ok {
+				for _, s := range stringsOf(v) {
+					if r := rawJoin(expandHomeWith(strings.TrimSpace(s), a.g.home), a.cwd); r != "" {
+						a.raw = append(a.raw, r)
+					}
+				}
+			}
+		}
+	}
 }
 
 // rawJoin joins p to dir without cleaning, when p has a ".." name (else
-// "": abs says all).
+// "").
 func rawJoin(p, dir string) string {
-	if !hasDotDot(p) {
+	if !hasDotDot(p) || strings.Contains(p, "://") {
 		return ""
 	}
 	if !strings.HasPrefix(p, "/") {
@@ -165,275 +263,180 @@ func rawJoin(p, dir string) string {
 	return p
 }
 
-// cwdKeys hold the working directory of a tool call.
-var cwdKeys = keys("cwd", "workdir", "working_directory", "directory")
-
-// readAction reads the payload once per evaluation: the five functions of
-// the pack share what it found (kept in the payload object, which lives as
-// long as the evaluation).
-func readAction(payload ref.Val, g *guard) *spAction {
-	o, _ := payload.(*jsonObject)
-	if o != nil && o.sp != nil && o.sp.g == g {
-		return o.sp
+// abs makes an effect's path absolute: "~" with the harness's home (the
+// effects package leaves it when the agent's home is not known) and a
+// relative path against the working directory (the event's, else the
+// harness's).
+func (a *spAction) abs(p string) string {
+	if p == "" {
+		return ""
 	}
-	a := newAction(payload, g)
-	if o != nil {
-		o.sp = a
-	}
-	return a
+	return absAgainst(expandHomeWith(p, a.g.home), a.cwd)
 }
 
-func newAction(payload ref.Val, g *guard) *spAction {
-	a := &spAction{g: g, cwd: g.cwd}
-	hs, n := holders(payload)
-	if n > 0 {
-		if t, ok := hs[0].Find(types.String("tool_name")); ok {
-			if s, ok := t.(types.String); ok {
-				a.tool = toolBase(string(s))
-			}
-		}
-	}
-	// The top-level cwd (hooks) first, then a tool's own directory, which
-	// may be relative to it (Gemini CLI's directory argument).
-	for i, m := range hs[:n] {
-		for _, k := range cwdKeys {
-			if v, ok := m.Find(k); ok {
-				if s, ok := v.(types.String); ok && s != "" {
-					a.cwd = absAgainst(a.expand(string(s)), a.cwd)
-				}
-			}
-		}
-		if i == 0 && n > 1 {
-			continue // top-level keys describe the call, not its paths
-		}
-		for _, k := range fileKeys {
-			if v, ok := m.Find(k); ok {
-				for _, s := range stringsOf(v) {
-					a.addFile(s, !readTools[a.tool])
-				}
-			}
-		}
-		for _, k := range urlKeys {
-			if v, ok := m.Find(k); ok {
-				a.urls = append(a.urls, stringsOf(v)...)
-			}
-		}
-		a.patches(m)
-	}
-	a.line = shellCommand(payload)
-	shell := a.line
-	if len(shell) > spMaxLine {
-		a.reach(limitLength)
-		return a
-	}
-	if i := strings.Index(shell, "*** Begin Patch"); i >= 0 {
-		// apply_patch with the patch as an argument or a here-document:
-		// the patch is data, only what precedes it is shell.
-		a.patchText(shell[i:])
-		shell = shell[:i]
-	}
-	a.walk(shell, a.cwd, 0)
-	return a
-}
-
-// fileKeys are the argument names of file tools that hold paths.
-var fileKeys = append(keys("absolute_path"), pathKeys...)
-
-// readTools are file tools that only read (by base name, lower case).
-var readTools = map[string]bool{
-	"read": true, "read_file": true, "read_text_file": true, "read_media_file": true,
-	"read_multiple_files": true, "read_many_files": true, "list_directory": true, "list_dir": true,
-	"ls": true, "glob": true, "grep": true, "search_files": true, "search_file_content": true,
-	"get_file_info": true, "directory_tree": true, "view": true, "notebookread": true,
-}
-
-// toolBase lower-cases a tool name and drops an MCP prefix
-// (mcp__filesystem__write_file is write_file).
-func toolBase(t string) string {
-	if i := strings.LastIndex(t, "__"); i >= 0 {
-		t = t[i+2:]
-	}
-	return strings.ToLower(t)
-}
-
-func (a *spAction) expand(p string) string { return expandHomeWith(p, a.g.home) }
-
-func (a *spAction) addFile(p string, write bool) {
-	p = strings.TrimSpace(p)
-	if p == "" || strings.Contains(p, "://") {
-		return
-	}
-	abs := absAgainst(a.expand(p), a.cwd)
-	if !filepath.IsAbs(abs) {
-		return
-	}
-	a.files = append(a.files, spPath{abs: abs, resolve: true, write: write, destroy: write && destroyingTool(a.tool), glob: strings.ContainsAny(abs, "*?["),
-		raw: rawJoin(a.expand(p), a.cwd)})
-}
-
-// patches reads apply_patch arguments (Codex): any string argument that
-// holds a patch.
-func (a *spAction) patches(m traits.Mapper) {
-	it := m.Iterator()
-	for it.HasNext() == types.True {
-		v, _ := m.Find(it.Next())
-		if s, ok := v.(types.String); ok && strings.Contains(string(s), "*** Begin Patch") {
-			a.patchText(string(s))
-		}
-	}
-}
-
-// patchHeaders start the lines of a patch that name files.
-var patchHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "}
-
-func (a *spAction) patchText(s string) {
-	for line := range strings.SplitSeq(s, "\n") {
-		for _, h := range patchHeaders {
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), h); ok {
-				a.addFile(rest, true)
-			}
-		}
-	}
-}
-
-// shells are the command words that run a script given with -c.
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "fish": true, "busybox": true}
-
-// walk splits a command line into simple commands, following cd for the
-// working directory and descending into sh -c and eval scripts.
-func (a *spAction) walk(line, cwd string, depth int) {
-	if strings.TrimSpace(line) == "" {
-		return
-	}
-	if depth > spMaxShellNest {
-		a.reach(limitNesting)
-		return
-	}
-	for _, words := range splitCommands(line) {
-		if len(a.cmds) >= spMaxCommands {
-			a.reach(limitCommands)
-			return
-		}
-		if a.words += len(words); a.words > spMaxWords {
-			a.reach(limitWords)
-			return
-		}
-		c := spCmd{words: words, start: commandStart(words), cwd: cwd}
-		a.cmds = append(a.cmds, c)
-		args := c.args()
-		switch name := c.name(); {
-		case name == "cd" || name == "pushd":
-			if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") {
-				cwd = absAgainst(a.expand(args[0].text), cwd)
-			} else if len(args) == 0 && a.g.home != "" {
-				cwd = a.g.home
-			}
-		case shells[name]:
-			for i, w := range args {
-				if strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'c') && i+1 < len(args) {
-					a.walk(args[i+1].text, cwd, depth+1)
-					break
-				}
-			}
-		case name == "eval":
-			var parts []string
-			for _, w := range args {
-				parts = append(parts, w.text)
-			}
-			a.walk(strings.Join(parts, " "), cwd, depth+1)
-		}
-	}
-}
-
-// destructive are commands that delete, move or re-own what they are
-// given, so naming a directory above a protected file counts.
-var destructive = map[string]bool{
-	"rm": true, "rmdir": true, "mv": true, "unlink": true, "shred": true, "srm": true,
-	"trash": true, "trash-put": true, "chmod": true, "chown": true, "chgrp": true,
-}
-
-// destroys reports whether a simple command deletes, moves or re-owns
-// what it names (find only with -delete or -exec, rsync only with
-// --delete or --remove-source-files).
-func (c spCmd) destroys() bool {
-	name := c.name()
-	if destructive[name] {
-		return true
-	}
-	for _, w := range c.args() {
-		switch {
-		case name == "find" && (w.text == "-delete" || w.text == "-exec" || w.text == "-execdir" || w.text == "-ok"),
-			name == "rsync" && (strings.HasPrefix(w.text, "--delete") || w.text == "--remove-source-files"):
-			return true
-		}
-	}
-	return false
-}
-
-// destroyingTool reports whether a file tool deletes or moves its paths.
-func destroyingTool(tool string) bool {
-	for _, w := range []string{"delete", "remove", "move", "rename"} {
-		if strings.Contains(tool, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// readCommands only read the files they are given (unless written to by a
-// redirection, or edited in place with -i).
-var readCommands = map[string]bool{
-	"cat": true, "less": true, "more": true, "head": true, "tail": true, "grep": true,
-	"egrep": true, "fgrep": true, "rg": true, "ag": true, "jq": true, "diff": true,
-	"cmp": true, "wc": true, "stat": true, "ls": true, "file": true, "bat": true,
-	"nl": true, "od": true, "xxd": true, "hexdump": true, "md5sum": true, "sha1sum": true,
-	"sha256sum": true, "test": true, "[": true, "readlink": true, "realpath": true,
-	"sed": true, "awk": true, "yq": true, "cd": true, "pushd": true,
-}
-
-// shellPaths returns the paths the shell commands name, made absolute,
-// with whether the command may change them.
-func (a *spAction) shellPaths() []spPath {
+// allPaths returns every path the effects touch, each with its real path.
+// More than spMaxRealPaths lookups, or a path deeper than spMaxPathDepth
+// names, reaches the paths limit.
+func (a *spAction) allPaths() []spPath {
 	if a.done {
-		return a.cache
+		return a.paths
 	}
 	a.done = true
-	for _, c := range a.cmds {
-		name := c.name()
-		inPlace := false
-		for _, w := range c.args() {
-			if w.text == "-i" || strings.HasPrefix(w.text, "-i") && (name == "sed" || name == "perl" || name == "yq") || strings.HasPrefix(w.text, "--in-place") {
-				inPlace = true
-			}
+	add := func(p string, kind effects.Kind, destroy bool) *spPath {
+		abs := a.abs(p)
+		if !filepath.IsAbs(abs) {
+			return nil
 		}
-		reads := readCommands[name] && !inPlace
-		destroys := c.destroys()
-		for i, w := range c.words {
-			if i < c.start && !w.redirect {
-				continue // wrappers and assignments before the command
+		a.paths = append(a.paths, spPath{abs: abs, kind: kind, destroy: destroy, glob: strings.ContainsAny(abs, "*?[")})
+		return &a.paths[len(a.paths)-1]
+	}
+	for i, e := range a.acts {
+		switch e.Kind {
+		case effects.Read:
+			if p := add(e.Path, e.Kind, false); p != nil && e.Recursive {
+				p.names, p.fold, p.find = a.findFilterOf(i)
 			}
-			if i == c.start && !w.redirect && !strings.Contains(w.text, "/") {
-				continue // a command found on $PATH
+		case effects.Write, effects.Create:
+			add(e.Path, e.Kind, false)
+		case effects.Delete:
+			if p := add(e.Path, e.Kind, true); p != nil && e.Recursive {
+				p.names, p.fold, p.find = a.findFilterOf(i)
 			}
-			for _, p := range wordPaths(w.text) {
-				abs := absAgainst(a.expand(p), c.cwd)
-				if !filepath.IsAbs(abs) {
-					continue
+		case effects.Chmod, effects.Chown:
+			add(e.Path, e.Kind, true)
+		case effects.Move:
+			add(e.Path, e.Kind, true)
+			add(e.Dest, effects.Write, false)
+		case effects.Download:
+			add(e.Path, effects.Write, false)
+		case effects.Send:
+			if e.Source != "" && e.Source != "stdin" && e.Source != "output" && e.Source != "data" {
+				add(e.Source, effects.Read, false)
+			}
+		case effects.Run:
+			if e.Path != "" {
+				if p := add(e.Path, effects.Run, false); p != nil {
+					p.exec = true
 				}
-				a.cache = append(a.cache, spPath{abs: abs, resolve: w.redirect || strings.Contains(p, "/"),
-					write: w.redirect || !reads, destroy: destroys,
-					glob: strings.ContainsAny(p, "*?["), exec: i == c.start && !w.redirect,
-					raw: rawJoin(a.expand(p), c.cwd)})
+			}
+			for _, w := range argvOperands(e.Argv) {
+				for _, c := range wordPaths(w) {
+					if p := add(c, effects.Read, false); p != nil {
+						p.argv, p.slash = true, strings.Contains(c, "/")
+						p.raw = rawJoin(expandHomeWith(c, a.g.home), a.cwd)
+					}
+				}
 			}
 		}
 	}
-	return a.cache
+	seen := map[string]string{}
+	for i := range a.paths {
+		p := &a.paths[i]
+		p.real = p.abs
+		if p.glob || p.argv && !p.slash {
+			continue // a bare name in an argv: resolved only when it has a "/", as before
+		}
+		if r, ok := seen[p.abs]; ok && p.raw == "" {
+			p.real = r
+			continue
+		}
+		if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
+			a.reach(limitPaths)
+			continue
+		}
+		a.real++
+		if p.raw != "" {
+			p.real = realPath(p.raw)
+			continue
+		}
+		p.real = realPath(p.abs)
+		seen[p.abs] = p.real
+	}
+	for _, r := range a.raw {
+		if a.real >= spMaxRealPaths || strings.Count(r, "/") > spMaxPathDepth {
+			a.reach(limitPaths)
+			continue
+		}
+		a.real++
+		real := realPath(r)
+		a.paths = append(a.paths, spPath{abs: real, real: real, kind: effects.Read, argv: true})
+	}
+	return a.paths
 }
 
-// wordPaths returns the path candidates in a shell word: the word, and
+// runOf returns the argv of the Run effect of program prog that comes
+// last before effect i (the Run an effect belongs to comes before it),
+// nil when there is none.
+func (a *spAction) runOf(i int, prog string) []string {
+	for j := i - 1; j >= 0; j-- {
+		if e := a.acts[j]; e.Kind == effects.Run && e.Program == prog {
+			return e.Argv
+		}
+	}
+	return nil
+}
+
+// findFilterOf returns the -name/-iname patterns of the find that selects
+// what the recursive effect i acts on, when a find selects it by names
+// only: effect i is find's own -delete (its Run is that find), or comes
+// from the program a find runs with -exec/-execdir/-ok on the files it
+// finds (its Run has the "{}" find substitutes, and the Run just before
+// is that find, naming the program after -exec). Otherwise ok is false
+// and the effect is one on the whole tree.
+func (a *spAction) findFilterOf(i int) (names []string, fold, ok bool) {
+	own := -1
+	for j := i - 1; j >= 0; j-- {
+		if a.acts[j].Kind == effects.Run {
+			own = j
+			break
+		}
+	}
+	if own < 0 {
+		return nil, false, false
+	}
+	r := a.acts[own]
+	if r.Program == "find" && a.acts[i].Program == "find" {
+		return findNameFilter(r.Argv)
+	}
+	if !slices.Contains(r.Argv, "{}") || len(r.Argv) == 0 {
+		return nil, false, false
+	}
+	for j := own - 1; j >= 0; j-- {
+		f := a.acts[j]
+		if f.Kind != effects.Run {
+			continue
+		}
+		if f.Program != "find" || !findExecs(f.Argv, r.Argv[0]) {
+			return nil, false, false
+		}
+		return findNameFilter(f.Argv)
+	}
+	return nil, false, false
+}
+
+// findExecs reports whether a find argv runs prog with -exec, -execdir,
+// -ok or -okdir.
+func findExecs(argv []string, prog string) bool {
+	for i, w := range argv {
+		if (w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir") && i+1 < len(argv) && baseName(argv[i+1]) == baseName(prog) {
+			return true
+		}
+	}
+	return false
+}
+
+// argvOperands returns the words of a Run's argv after the program.
+func argvOperands(argv []string) []string {
+	if len(argv) < 2 {
+		return nil
+	}
+	return argv[1:]
+}
+
+// wordPaths returns the path candidates in an argv word: the word, and
 // the value of an option or assignment (--file=x, of=x, VAR=x).
 func wordPaths(w string) []string {
-	if w == "" || strings.Contains(w, "://") {
+	if w == "" || strings.Contains(w, "://") || strings.ContainsRune(w, '\n') {
 		return nil
 	}
 	var out []string
@@ -446,70 +449,148 @@ func wordPaths(w string) []string {
 	return out
 }
 
-// allPaths returns every path the action names, each with its real
-// path when it has symbolic links in it. More than spMaxRealPaths
-// lookups, or a path deeper than spMaxPathDepth, reaches the paths limit.
-func (a *spAction) allPaths() []spPath {
-	if a.all != nil {
-		return a.all
-	}
-	sp := a.shellPaths()
-	a.all = make([]spPath, 0, len(sp)+len(a.files))
-	a.all = append(append(a.all, a.files...), sp...)
-	for i := range a.all {
-		p := &a.all[i]
-		p.real = p.abs
-		if !p.resolve || p.glob {
-			continue
-		}
-		if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
-			a.reach(limitPaths)
-			continue
-		}
-		a.real++
-		if p.raw != "" {
-			p.real = realPath(p.raw)
-		} else {
-			p.real = realPath(p.abs)
-		}
-	}
-	return a.all
+// findTests are the tests of find that select files by something other
+// than their path or name, with the number of arguments each takes: a
+// find that has only these besides -name/-iname, joined by "and", deletes
+// only files whose names match.
+var findTests = map[string]int{
+	"-type": 1, "-xtype": 1, "-maxdepth": 1, "-mindepth": 1, "-mtime": 1, "-mmin": 1, "-atime": 1,
+	"-amin": 1, "-ctime": 1, "-cmin": 1, "-newer": 1, "-size": 1, "-user": 1, "-group": 1, "-perm": 1,
+	"-uid": 1, "-gid": 1, "-links": 1, "-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0,
+	"-depth": 0, "-xdev": 0, "-mount": 0, "-print": 0, "-print0": 0, "-delete": 0, "-a": 0, "-and": 0,
+	"-nouser": 0, "-nogroup": 0, "-true": 0, "-ignore_readdir_race": 0, "-noleaf": 0,
 }
 
-// touchesHarnessFiles: the action names a protected path, a path inside
-// one, or (deleting, moving or re-owning) a directory above one.
+// findNameFilter reads a find argv (a Run effect's) whose expression is a
+// conjunction of -name/-iname patterns and tests from findTests, and
+// returns the patterns; ok is false for any other expression (-o, !,
+// -not, parentheses, -path, -regex, -prune...), or without a name
+// pattern: then the effect counts as one on the whole tree. -exec and its
+// kind only narrow what is found, and are skipped.
+func findNameFilter(argv []string) (names []string, fold bool, ok bool) {
+	if len(argv) == 0 {
+		return nil, false, false
+	}
+	i := 1
+	for i < len(argv) && (argv[i] == "-H" || argv[i] == "-L" || argv[i] == "-P") {
+		i++
+	}
+	for i < len(argv) && !strings.HasPrefix(argv[i], "-") && argv[i] != "!" && argv[i] != "(" {
+		i++ // the starting points
+	}
+	for ; i < len(argv); i++ {
+		w := argv[i]
+		switch {
+		case (w == "-name" || w == "-iname") && i+1 < len(argv):
+			fold = fold || w == "-iname"
+			names = append(names, argv[i+1])
+			i++
+		case w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir":
+			// The command run on each file found: its own effects are
+			// judged on their own; as a test it only narrows the match.
+			for i++; i < len(argv) && argv[i] != ";" && argv[i] != "+"; i++ {
+			}
+			if i >= len(argv) {
+				return nil, false, false
+			}
+		default:
+			n, known := findTests[w]
+			if !known || i+n >= len(argv) {
+				return nil, false, false
+			}
+			i += n
+		}
+	}
+	return names, fold, len(names) > 0
+}
+
+// findSelects reports whether a find filtered by names (p.names) from the
+// root p.abs selects the protected path prot or a file in it:
+// prot's own name or, for a directory, the name of anything it holds
+// (read from the file system, at most spMaxFindWalk entries; more, or a
+// directory that cannot be read, counts as a match).
+func (a *spAction) findSelects(p spPath, prot string) bool {
+	match := func(name string) bool {
+		for _, pat := range p.names {
+			if p.fold {
+				pat, name = strings.ToLower(pat), strings.ToLower(name)
+			}
+			if ok, err := path.Match(pat, name); err != nil || ok {
+				return true
+			}
+		}
+		return false
+	}
+	if match(path.Base(prot)) {
+		return true
+	}
+	seen, hit := 0, false
+	err := filepath.WalkDir(prot, func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if q != prot {
+				hit = true
+			}
+			return filepath.SkipAll
+		}
+		if seen++; seen > spMaxFindWalk {
+			hit = true
+			return filepath.SkipAll
+		}
+		if q != prot && match(d.Name()) {
+			hit = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	_ = err // a protected path that does not exist holds nothing
+	return hit
+}
+
+// touchesHarnessFiles: an effect touches a protected path or a path inside
+// one, or (deleting, moving, re-owning) a directory above one.
 func (a *spAction) touchesHarnessFiles() bool {
 	if len(a.g.paths) == 0 && len(a.g.exes) == 0 {
 		return false
 	}
 	for _, p := range a.allPaths() {
-		if a.hitsProtected(p) {
+		if a.hitsProtected(p, p.abs) || p.real != p.abs && a.hitsProtected(p, p.real) {
 			return true
-		}
-		if p.real != p.abs {
-			p.abs = p.real
-			if a.hitsProtected(p) {
-				return true
-			}
 		}
 	}
 	return false
 }
 
-func (a *spAction) hitsProtected(p spPath) bool {
-	pc := components(p.abs)
+func (a *spAction) hitsProtected(p spPath, abs string) bool {
+	pc := components(abs)
+	if p.find {
+		// A recursive effect on what a find selects by name: a protected
+		// path at or under its root counts when its name, or the name of
+		// anything it holds, matches.
+		for _, prot := range append(append([][]string(nil), a.g.paths...), a.g.exes...) {
+			if under, above := relate(pc, prot, p.glob); under || above && a.findSelects(p, "/"+strings.Join(prot, "/")) {
+				return true
+			}
+		}
+		return false
+	}
 	if len(pc) == 0 && !p.glob {
 		return false // all of /: the destructive_shell pack's business
 	}
 	for _, prot := range a.g.paths {
 		under, above := relate(pc, prot, p.glob)
-		if under || (above && p.destroy) {
+		if under {
+			return true
+		}
+		if above && p.destroy {
 			return true
 		}
 	}
 	for _, prot := range a.g.exes {
 		under, above := relate(pc, prot, p.glob)
-		if under && !p.exec || above && p.destroy {
+		if under && !p.exec {
+			return true
+		}
+		if above && p.destroy {
 			return true
 		}
 	}
@@ -533,11 +614,11 @@ func relate(c, prot []string, glob bool) (under, above bool) {
 	return len(c) >= len(prot), len(c) < len(prot)
 }
 
-// changesAgentHooks: the action writes, moves or deletes a supported
-// agent's hook settings (or their directory).
+// changesAgentHooks: an effect writes, creates, moves, deletes or re-owns
+// a supported agent's hook settings (or their directory).
 func (a *spAction) changesAgentHooks() bool {
 	for _, p := range a.allPaths() {
-		if !p.write {
+		if !p.writes() {
 			continue
 		}
 		if isHookSettings(p.abs, p.destroy) || p.real != p.abs && isHookSettings(p.real, p.destroy) {

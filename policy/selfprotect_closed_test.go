@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -98,14 +100,18 @@ func TestSelfProtectionIssue24Table(t *testing.T) {
 
 // Every limit of the self-protection analysis blocks, with a reason that
 // names the limit and its bound; just under each bound, the same shapes
-// are read through and judged on what they do.
+// are read through and judged on what they do. The limits of the reading
+// itself are the effects package's (effects.MaxInput, MaxDepth,
+// MaxDecodeRounds, MaxEffects, MaxGlobMatches); the pack adds its own for
+// what it resolves (paths, patterns, addresses). The pack blocks them by
+// itself: opaque_code is off here.
 func TestSelfProtectionLimitReasons(t *testing.T) {
 	f := newSPFixture(t)
 	set, err := Compile(f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evals := strings.Repeat("eval ", spMaxShellNest+1) + "true"
+	evals := strings.Repeat("eval ", effects.MaxDepth+1) + "true"
 	var many, deep []string
 	for i := range spMaxRealPaths + 1 {
 		many = append(many, fmt.Sprintf("src/f%d", i))
@@ -115,14 +121,18 @@ func TestSelfProtectionLimitReasons(t *testing.T) {
 	for i := range spMaxPatterns + 1 {
 		pats = append(pats, fmt.Sprintf("p%d", i))
 	}
+	// Five encoded payloads (one more than effects.MaxDecodeRounds), each
+	// decoded and run.
+	decode := strings.Repeat("echo dHJ1ZQ== | base64 -d | sh; ", effects.MaxDecodeRounds+1)
 	for _, c := range []struct {
 		limit, cmd, bound string
 	}{
-		{"length", "echo " + strings.Repeat("a", spMaxLine), "1 MiB"},
-		{"commands", strings.Repeat("true;", spMaxCommands+1), strconv.Itoa(spMaxCommands)},
-		{"commands", strings.Repeat("true;", spMaxCommands) + "cat ahp-data/admin.token", strconv.Itoa(spMaxCommands)},
-		{"words", "echo" + strings.Repeat(" a", spMaxWords), strconv.Itoa(spMaxWords)},
-		{"nesting", evals, strconv.Itoa(spMaxShellNest)},
+		{"size", "echo " + strings.Repeat("a", effects.MaxInput), "256 KiB"},
+		{"effects", strings.Repeat("true;", effects.MaxEffects), strconv.Itoa(effects.MaxEffects - 1)},
+		{"effects", strings.Repeat("true;", effects.MaxEffects) + "cat ahp-data/admin.token", strconv.Itoa(effects.MaxEffects - 1)},
+		{"nesting", evals, strconv.Itoa(effects.MaxDepth)},
+		{"decoding", decode, strconv.Itoa(effects.MaxDecodeRounds)},
+		{"expansion", "echo {1..300}", strconv.Itoa(effects.MaxGlobMatches)},
 		{"paths", "ls " + strings.Join(many, " "), strconv.Itoa(spMaxRealPaths)},
 		{"paths", "cat " + strings.Join(deep, " "), strconv.Itoa(spMaxPathDepth)},
 		{"patterns", "killall " + strings.Join(pats, " "), strconv.Itoa(spMaxPatterns)},
@@ -137,19 +147,49 @@ func TestSelfProtectionLimitReasons(t *testing.T) {
 			t.Errorf("%s: reason %q does not name the bound %s", c.limit, r.Decision.Reason, c.bound)
 		}
 	}
-	// Just under the bounds: read through, and judged.
+	// Just under the bounds: read through, and judged. "true" is one run
+	// effect, "cat FILE" two (run, read).
 	under := map[string]string{
-		strings.Repeat("true;", spMaxCommands-1) + "cat ahp-data/admin.token": spFiles,
-		strings.Repeat("eval ", spMaxShellNest) + "cat ahp-data/admin.token":  spFiles,
-		"ls " + strings.Join(many[:spMaxRealPaths-1], " ") + " ahp-data":      spFiles,
-		"killall " + strings.Join(pats[:spMaxPatterns-1], " ") + " ahp":       spStop,
-		strings.Repeat("true;", spMaxCommands-1):                              "",
-		"ls " + strings.Join(many[:spMaxRealPaths], " "):                      "",
-		"echo" + strings.Repeat(" a", spMaxWords-2):                           "",
+		strings.Repeat("true;", effects.MaxEffects-3) + "cat ahp-data/admin.token": spFiles,
+		strings.Repeat("eval ", effects.MaxDepth-1) + "cat ahp-data/admin.token":   spFiles,
+		"ls " + strings.Join(many[:spMaxRealPaths-1], " ") + " ahp-data":           spFiles,
+		"killall " + strings.Join(pats[:spMaxPatterns-1], " ") + " ahp":            spStop,
+		strings.Repeat("true;", effects.MaxEffects-1):                              "",
+		"ls " + strings.Join(many[:spMaxRealPaths], " "):                           "",
+		"echo {1..256}":                      "",
+		"echo" + strings.Repeat(" a", 65536): "",
 	}
 	for cmd, rule := range under {
 		if r := set.Evaluate(f.sh(cmd)); r.RuleID != rule {
 			t.Errorf("under the bounds (%.40s...): rule %q, want %q", cmd, r.RuleID, rule)
+		}
+	}
+}
+
+// effectsLimit names every limit reason the effects package gives; none
+// falls to "other" (which still blocks, with a less precise reason).
+func TestSelfProtectionEffectsLimitNames(t *testing.T) {
+	for reason, want := range map[string]string{
+		"shell script of 300000 bytes, longer than the 262144 read": limitSize,
+		"python code longer than 262144 bytes":                      limitSize,
+		"bash runs the script /x, larger than the 65536 bytes read": limitSize,
+		"python: more than 200000 syntax nodes":                     limitSize,
+		"code nested more than 8 levels deep":                       limitNesting,
+		"recursive function f: it calls itself":                     limitNesting,
+		"function f called more than 8 levels deep":                 limitNesting,
+		"more than 256 function calls":                              limitNesting,
+		"more than 4 encoded payloads decoded (base64)":             limitDecoding,
+		"python: more than 4 encoded payloads":                      limitDecoding,
+		"more than 4095 effects":                                    limitEffects,
+		"pattern /x/* matches more than 256 paths":                  limitExpansion,
+		"brace expansion of {1..300} gives more than 256 words":     limitExpansion,
+		"xargs: more than 16 arguments read from its input":         limitExpansion,
+		"parallel: more than 16 arguments":                          limitExpansion,
+		"payload: nested more than 64 levels":                       limitNesting,
+		"something new":                                             limitOther,
+	} {
+		if got := effectsLimit(reason); got != want {
+			t.Errorf("effectsLimit(%q) = %q, want %q", reason, got, want)
 		}
 	}
 }
@@ -268,4 +308,109 @@ func TestSelfProtectionKillEveryProcessOfAUser(t *testing.T) {
 		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
 	}
 	runPackCases(t, f.opts, cases)
+}
+
+// A find -delete filtered by name deletes only the files whose names
+// match: in a project that holds the data directory it touches the harness
+// only when a protected file (or one inside a protected directory) has a
+// matching name. find -exec of a program that changes nothing touches
+// nothing. A recursive delete of the whole tree, a find whose filter
+// cannot be read as names only (!, -o, -path, no -name), and any delete
+// inside the data directory are deletes of the harness's files.
+func TestSelfProtectionFindPrecision(t *testing.T) {
+	f := newSPFixture(t)
+	var cases []packCase
+	for _, cmd := range []string{
+		`find . -exec echo {} \;`,
+		"find . -name '*.txt' -delete",
+		"find . -type f -name '*.log' -mtime +7 -delete",
+		"find . -maxdepth 3 -iname '*.TMP' -delete",
+		"find src -name '*.o' -delete",
+		"find . -name '*.go' -print",
+		"find . -name '*.tmp' -exec rm {} +",
+		`find . -name '*.md' -exec cat {} \;`,
+		"find / -name '*.pyc' -exec rm -f {} +",
+	} {
+		cases = append(cases, packCase{"allow " + cmd, f.sh(cmd), ""})
+	}
+	for _, cmd := range []string{
+		"find . -name '*.db' -delete",
+		"find . -iname '*.DB' -delete",
+		"find . -name 'admin.*' -delete",
+		"find . -name 'ahp-*' -delete",
+		"find . -name team.yaml -delete",
+		"find . -type f -delete",
+		"find . -delete",
+		"find . ! -name '*.txt' -delete",
+		"find . -not -name '*.txt' -delete",
+		"find . -name '*.txt' -o -name x -delete",
+		"find . -path '*/x/*' -delete",
+		"find ahp-data -name '*.txt' -delete",
+		`find . -exec rm {} \;`,
+		"rm -rf .",
+		"cd /tmp && find / -name admin.token -exec cat {} +",
+		`find . -name '*.token' -exec cat {} \;`,
+		"find . -name x -print; rm -rf .",
+		`find . -name '*.txt' -exec rm {} \; ; rm -rf .`,
+	} {
+		cases = append(cases, packCase{"block " + cmd, f.sh(cmd), spFiles})
+	}
+	runPackCases(t, f.opts, cases)
+}
+
+// Signals reach the harness from interpreter code too (os.kill), and a
+// protected file from Python's open: one reading serves every reader.
+func TestSelfProtectionInterpreterCode(t *testing.T) {
+	f := newSPFixture(t)
+	runPackCases(t, f.opts, []packCase{
+		{"python os.kill", f.sh(`python3 -c 'import os; os.kill(4242, 9)'`), spStop},
+		{"python open token", f.sh(`python3 -c 'print(open("ahp-data/admin.token").read())'`), spFiles},
+		{"python rmtree data", f.sh(`python3 -c 'import shutil; shutil.rmtree("ahp-data")'`), spFiles},
+		{"quoted kill", f.sh(`"kill" -9 4242`), spStop},
+		{"python other pid", f.sh(`python3 -c 'import os; os.kill(1234, 9)'`), ""},
+		{"git commit message", f.sh(`git commit -m "kill 4242 and rm -rf ahp-data"`), ""},
+	})
+}
+
+// Through a link, ".." goes up from the link's target for the words of a
+// program too; systemctl verbs that change the unit without stopping it
+// are stopping it all the same; a web tool's URL to the admin API is a
+// call of it.
+func TestSelfProtectionMoreShapes(t *testing.T) {
+	f := newSPFixture(t)
+	runPackCases(t, f.opts, []packCase{
+		{"rm through link/..", f.sh("rm -rf ../elsewhere/data-link/../ahp-data"), spFiles},
+		{"sqlite3 through link/..", f.sh("sqlite3 ../elsewhere/data-link/../ahp-data/ahp.db .dump"), spFiles},
+		{"systemctl edit", f.sh("systemctl edit ahp"), spStop},
+		{"systemctl set-property", f.sh("sudo systemctl set-property ahp.service CPUQuota=1%"), spStop},
+		{"systemctl disable", f.sh("systemctl disable ahp"), spStop},
+		{"systemctl status", f.sh("systemctl status ahp"), ""},
+		{"systemctl edit nginx", f.sh("systemctl edit nginx"), ""},
+		{"WebFetch admin API", f.tool("WebFetch", map[string]any{"url": "http://127.1:07700/v1/approvals", "prompt": "x"}), spAPI},
+		{"web_fetch elsewhere", f.tool("WebFetch", map[string]any{"url": "https://example.com/", "prompt": "x"}), ""},
+	})
+}
+
+// The view of the file system the self_protection pack gives the effect
+// analysis resolves links only for ".." after them: the other packs keep
+// lexical paths, so a workspace root that is itself a link still holds the
+// paths written under it.
+func TestSelfProtectionLinkViewKeepsOtherPacksLexical(t *testing.T) {
+	f := newSPFixture(t)
+	linkRoot := filepath.Join(f.root, "elsewhere", "work")
+	if err := os.Symlink(f.proj, linkRoot); err != nil {
+		t.Fatal(err)
+	}
+	opts := f.opts
+	opts.Packs = map[string]bool{"self_protection": true, "filesystem_scope": true}
+	opts.Params["workspace_roots"] = []string{linkRoot}
+	ev := func(cmd string) *Input {
+		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": linkRoot})
+		return in(event(protocol.EventPreAction, string(b)))
+	}
+	runPackCases(t, opts, []packCase{
+		{"read in the linked root", ev("cat src/main.go"), ""},
+		{"token through the linked root", ev("cat ahp-data/admin.token"), spFiles},
+		{"outside", ev("cat /etc/passwd"), "filesystem_scope.outside_workspace"},
+	})
 }

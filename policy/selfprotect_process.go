@@ -7,58 +7,77 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/internal/admincmd"
 	"github.com/ahp-go/ahp/internal/loopback"
 )
 
-// runsHarnessAdmin: a simple command runs one of ahp's administrative
+// runsHarnessAdmin: a Run effect runs one of ahp's administrative
 // subcommands (internal/admincmd): approvals, serve, doctor, status, audit,
 // memory, runs, replay, hook install or uninstall, whatever global flags
-// come first, whether ahp is the command word or an argument (go run
-// ./cmd/ahp serve, npx ahp approvals, sudo -u x ahp ...), and, by the shape
-// of its arguments, whatever the program is called (a renamed copy).
+// come first, whether ahp is the program or an argument (go run ./cmd/ahp
+// serve, npx ahp approvals), and, by the shape of its arguments, whatever
+// the program is called (a renamed copy). The effects package has already
+// unwrapped sudo, env, sh -c, eval and the like, and removed quotes.
 func (a *spAction) runsHarnessAdmin() bool {
-	var words []string
-	for _, c := range a.cmds {
-		words = words[:0]
-		for _, w := range c.words {
-			words = append(words, w.text)
+	for _, e := range a.acts {
+		if e.Kind != effects.Run || len(e.Argv) == 0 {
+			continue
 		}
-		if _, ok := admincmd.Find(words, a.g.names); ok {
+		if _, ok := admincmd.Find(e.Argv, a.g.names); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// callsAdminAPI: the action names the admin API's address (in a URL, as
-// HOST:PORT, as nc HOST PORT, as /dev/tcp/HOST/PORT, or through curl's
-// --resolve and --connect-to), in any spelling of a loopback address and
-// port (internal/loopback), or an admin API path that answers approvals or
-// reloads the policy, percent-encoded or not.
+// callsAdminAPI: a Connect, Send or Download effect reaches the admin API's
+// address, in any spelling of a loopback address and port
+// (internal/loopback), or names an admin API path that answers approvals
+// or reloads the policy (percent-encoded or not) on any host. The words of
+// every Run are looked at too, for a client the effects package does not
+// model (HOST:PORT, URL, /dev/tcp/HOST/PORT, HOST PORT) and for curl's
+// --resolve and --connect-to, which send a request for one name to
+// another address.
 func (a *spAction) callsAdminAPI() bool {
-	texts := append([]string(nil), a.urls...)
 	var direct []hostPort
-	for _, c := range a.cmds {
-		args := c.args()
-		for i, w := range args {
-			texts = append(texts, w.text)
-			if i+1 < len(args) && isNumber(args[i+1].text) && !strings.HasPrefix(w.text, "-") {
-				texts = append(texts, net.JoinHostPort(w.text, args[i+1].text))
+	var texts []string
+	for _, e := range a.acts {
+		switch e.Kind {
+		case effects.Connect, effects.Send, effects.Download:
+			if e.URL != "" {
+				texts = append(texts, e.URL)
 			}
-			opt, val, eq := strings.Cut(w.text, "=")
-			if !eq {
-				if i+1 >= len(args) {
-					continue
+			if e.Host != "" || e.Port != "" {
+				port := e.Port
+				if port == "" && e.URL != "" {
+					if hp, ok := parseHostPort(e.URL); ok {
+						port = hp.port
+					}
 				}
-				val = args[i+1].text
+				direct = append(direct, hostPort{strings.ToLower(e.Host), port})
 			}
-			switch opt {
-			case "--resolve":
-				direct = append(direct, loopbackResolve(val)...)
-			case "--connect-to":
-				if hp, ok := loopback.CurlConnectTo(val); ok {
-					direct = append(direct, hostPort{hp.Host, hp.Port})
+		case effects.Run:
+			args := argvOperands(e.Argv)
+			for i, w := range args {
+				texts = append(texts, w)
+				if i+1 < len(args) && isNumber(args[i+1]) && !strings.HasPrefix(w, "-") {
+					texts = append(texts, net.JoinHostPort(w, args[i+1]))
+				}
+				opt, val, eq := strings.Cut(w, "=")
+				if !eq {
+					if i+1 >= len(args) {
+						continue
+					}
+					val = args[i+1]
+				}
+				switch opt {
+				case "--resolve":
+					direct = append(direct, loopbackResolve(val)...)
+				case "--connect-to":
+					if hp, ok := loopback.CurlConnectTo(val); ok {
+						direct = append(direct, hostPort{hp.Host, hp.Port})
+					}
 				}
 			}
 		}
@@ -78,7 +97,7 @@ func (a *spAction) callsAdminAPI() bool {
 		}
 		return false
 	}
-	if hit(direct) {
+	if len(a.g.admin) > 0 && hit(direct) {
 		return true
 	}
 	for _, t := range texts {
@@ -276,72 +295,61 @@ func (g *guard) isLocal(h string) bool {
 	return false
 }
 
-// stopsHarness: kill of the harness's pid (or of every process: -1),
-// kill next to a pgrep/pidof of the harness, pkill or killall whose
-// pattern matches the harness, systemctl or service stopping its unit.
+// stopsHarness: a Signal effect aimed at the harness: its pid or process
+// group, every process (-1), the processes of a user (a selector and no
+// pattern), a pkill or killall pattern that matches its name (or, with
+// -f, its command line), a systemctl or service stop of its unit; or a
+// kill of a pid found at run time next to a pgrep or pidof that finds the
+// harness (kill $(pgrep ahp)).
 func (a *spAction) stopsHarness() bool {
-	lookup, killNoTarget := false, false
-	for _, c := range a.cmds {
-		name, args := c.name(), c.args()
-		switch name {
-		case "kill":
-			targets := killTargets(args)
-			if len(targets) == 0 {
-				killNoTarget = true
-			}
-			for _, t := range targets {
-				if t == "-1" || a.g.pids[strings.TrimPrefix(t, "-")] {
-					return true
-				}
-				if !isNumber(strings.TrimPrefix(t, "-")) && !strings.HasPrefix(t, "%") {
-					killNoTarget = true // a variable or substitution: see what it looked up
-				}
-			}
-		case "pkill", "killall":
-			if a.patternsHitHarness(name, args) {
-				return true
-			}
-		case "pgrep", "pidof":
-			if a.patternsHitHarness(name, args) {
+	lookup, killUnknown := false, false
+	for i, e := range a.acts {
+		switch e.Kind {
+		case effects.Run:
+			if (e.Program == "pgrep" || e.Program == "pidof") && a.patternsHitHarness(e.Program, argvOperands(e.Argv)) {
 				lookup = true
 			}
-		case "systemctl":
-			if a.systemctlStops(args) {
+			if e.Program == "systemctl" && a.systemctlChangesUnit(argvOperands(e.Argv)) {
 				return true
 			}
-		case "service":
-			if len(args) >= 2 && a.isUnit(args[0].text) && stopVerbs[args[1].text] {
-				return true
+		case effects.Signal:
+			switch e.Program {
+			case "pkill", "killall":
+				if argv := a.runOf(i, e.Program); argv != nil {
+					if a.patternsHitHarness(e.Program, argvOperands(argv)) {
+						return true
+					}
+					continue
+				}
+				// No Run to read the options from: every target is a
+				// pattern matched against names and command lines.
+				if len(e.Targets) == 0 || a.patternsHitHarness("pkill", append([]string{"-f"}, e.Targets...)) {
+					return true
+				}
+			case "systemctl", "service":
+				for _, u := range e.Targets {
+					if a.isUnit(u) {
+						return true
+					}
+				}
+			default:
+				if len(e.Targets) == 0 {
+					killUnknown = true
+				}
+				for _, t := range e.Targets {
+					switch {
+					case t == "-1" || a.g.pids[strings.TrimPrefix(t, "-")]:
+						return true
+					case strings.HasPrefix(t, "user:"):
+						return true // every process of a user: the harness may be one
+					case !isNumber(strings.TrimPrefix(t, "-")) && !strings.HasPrefix(t, "%"):
+						killUnknown = true // a pid known only at run time: see what was looked up
+					}
+				}
 			}
 		}
 	}
-	return lookup && killNoTarget
-}
-
-// killTargets returns kill's process arguments (signals and options
-// removed).
-func killTargets(args []shellWord) []string {
-	var out []string
-	sigSeen, dashdash := false, false
-	for i := 0; i < len(args); i++ {
-		w := args[i].text
-		switch {
-		case dashdash:
-			out = append(out, w)
-		case w == "--":
-			dashdash = true
-		case w == "-s" || w == "-n" || w == "--signal":
-			i++
-			sigSeen = true
-		case w == "-l" || w == "-L" || w == "--list" || w == "--table":
-			return nil
-		case strings.HasPrefix(w, "-") && !sigSeen:
-			sigSeen = true // -9, -KILL, -SIGTERM
-		default:
-			out = append(out, w)
-		}
-	}
-	return out
+	return lookup && killUnknown
 }
 
 // pkillValueFlags take a separate value that is not a pattern.
@@ -364,12 +372,12 @@ var selectorFlags = map[string]bool{
 // patternsHitHarness reports whether pkill/killall/pgrep/pidof would
 // select the harness: a pattern matching its name (or, with -f, its
 // command line), or -u for the user it runs as is not judged here.
-func (a *spAction) patternsHitHarness(name string, args []shellWord) bool {
+func (a *spAction) patternsHitHarness(name string, args []string) bool {
 	full, regex := false, name == "pkill" || name == "pgrep"
 	selector := false // -u USER, -P PPID...: every process they select, with no pattern
 	var pats []string
 	for i := 0; i < len(args); i++ {
-		w := args[i].text
+		w := args[i]
 		switch {
 		case w == "-f" || w == "--full":
 			full = true
@@ -430,25 +438,29 @@ func isSignalWord(w string) bool {
 	return isNumber(w) || strings.ToUpper(w) == w
 }
 
-// stopVerbs are the systemctl and service verbs that stop, restart,
-// disable or change a unit.
-var stopVerbs = map[string]bool{
-	"stop": true, "kill": true, "restart": true, "try-restart": true, "reload-or-restart": true,
-	"force-reload": true, "disable": true, "mask": true, "edit": true, "revert": true,
-	"set-property": true, "freeze": true, "clean": true, "reset-failed": true, "link": true,
+// unitVerbs are the systemctl verbs that change a unit without stopping
+// it, which package effects does not report as signals: a drop-in that
+// replaces its command (edit), its limits (set-property), its files
+// (revert, link, clean). The verbs that stop it (stop, kill, restart,
+// disable --now, mask, freeze) are signal effects.
+var unitVerbs = map[string]bool{
+	"edit": true, "revert": true, "set-property": true, "clean": true, "link": true,
+	"reset-failed": true, "force-reload": true, "reload-or-restart": true, "disable": true, "mask": true,
 }
 
-func (a *spAction) systemctlStops(args []shellWord) bool {
+// systemctlChangesUnit reports whether a systemctl argv (a Run effect's)
+// applies one of unitVerbs to the harness's unit.
+func (a *spAction) systemctlChangesUnit(args []string) bool {
 	verb := ""
 	for _, w := range args {
 		switch {
-		case strings.HasPrefix(w.text, "-"):
+		case strings.HasPrefix(w, "-"):
 		case verb == "":
-			verb = w.text
-			if !stopVerbs[verb] {
+			verb = w
+			if !unitVerbs[verb] {
 				return false
 			}
-		case a.isUnit(w.text):
+		case a.isUnit(w):
 			return true
 		}
 	}
@@ -467,4 +479,12 @@ func (a *spAction) isUnit(u string) bool {
 		}
 	}
 	return false
+}
+
+// baseName returns the last name of a slash-separated word.
+func baseName(w string) string {
+	if i := strings.LastIndexByte(w, '/'); i >= 0 {
+		return w[i+1:]
+	}
+	return w
 }

@@ -3,15 +3,16 @@ package policy
 import (
 	"strings"
 
+	"github.com/ahp-go/ahp/effects"
+
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
 )
 
-// Shell helpers read commands the way a careful reviewer would skim them:
-// they split a command line into simple commands and words, honouring
-// quotes, and recognise the common shapes. They are heuristics, not a shell
-// parser; the packs that use them say so.
+// Payload helpers: where agents put a tool's input and its shell command.
+// What a command does is read by package effects (event.effects), through
+// a real shell parser; nothing here reads shell syntax.
 
 // argumentHolders are the payload keys under which agents put tool input.
 var argumentHolders = keys("arguments", "tool_input", "input", "params")
@@ -155,218 +156,39 @@ func shellCommandVal(payload ref.Val) ref.Val {
 	return types.String(first)
 }
 
-// shellWord is one word of a simple command; redirect marks the target of a
-// redirection (the word after > or <).
-type shellWord struct {
-	text     string
-	redirect bool
-}
-
-// splitCommands splits a command line into simple commands (separated by
-// ; & | newlines, parentheses, backquotes and $( ), each a list of words
-// with quotes and backslashes removed.
-func splitCommands(line string) [][]shellWord {
-	var (
-		cmds     [][]shellWord
-		cur      []shellWord
-		word     strings.Builder
-		inWord   bool
-		redirect bool
-		quote    byte
-		// subst counts $( ) substitutions opened inside double quotes: the
-		// substitution is code, and the quote resumes after its ")".
-		subst int
-	)
-	endWord := func() {
-		if inWord {
-			cur = append(cur, shellWord{text: word.String(), redirect: redirect})
-			redirect = false
-		}
-		word.Reset()
-		inWord = false
-	}
-	endCmd := func() {
-		endWord()
-		if len(cur) > 0 {
-			cmds = append(cmds, cur)
-		}
-		cur = nil
-		redirect = false
-	}
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			} else {
-				word.WriteByte(c)
-			}
-		case quote == '"':
-			switch {
-			case c == '"':
-				quote = 0
-			case c == '\\' && i+1 < len(line):
-				i++
-				word.WriteByte(line[i])
-			case c == '$' && i+1 < len(line) && line[i+1] == '(':
-				endCmd()
-				i++
-				quote = 0
-				subst++
-			default:
-				word.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote = c
-			inWord = true
-		case c == '\\' && i+1 < len(line):
-			i++
-			if line[i] != '\n' {
-				word.WriteByte(line[i])
-				inWord = true
-			}
-		case c == ' ' || c == '\t':
-			endWord()
-		case c == ')' && subst > 0:
-			endCmd()
-			subst--
-			quote = '"'
-		case c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')' || c == '`':
-			endCmd()
-		case c == '$' && i+1 < len(line) && line[i+1] == '(':
-			endCmd()
-			i++
-		case c == '>' || c == '<':
-			endWord()
-			for i+1 < len(line) && (line[i+1] == '>' || line[i+1] == '&') {
-				i++
-			}
-			redirect = true
-		default:
-			word.WriteByte(c)
-			inWord = true
-		}
-	}
-	endCmd()
-	return cmds
-}
-
-// commandWrappers run the command that follows them.
-var commandWrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "nohup": true, "time": true, "exec": true,
-	"command": true, "nice": true, "timeout": true, "xargs": true, "stdbuf": true, "builtin": true,
-}
-
-// commandStart returns the index of the command word in a simple command,
-// skipping variable assignments, wrappers and their options.
-func commandStart(words []shellWord) int {
-	i := 0
-	for i < len(words) {
-		w := words[i].text
-		switch {
-		case words[i].redirect:
-		case isAssignment(w):
-		case commandWrappers[baseName(w)]:
-			if baseName(w) == "timeout" {
-				for i+1 < len(words) && strings.HasPrefix(words[i+1].text, "-") {
-					i++
-				}
-				i++ // the duration
-			}
-		case strings.HasPrefix(w, "-") && i > 0 && commandWrappers[baseName(words[i-1].text)]:
-		default:
-			return i
-		}
-		i++
-	}
-	return len(words)
-}
-
-func isAssignment(w string) bool {
-	eq := strings.IndexByte(w, '=')
-	if eq <= 0 {
-		return false
-	}
-	for _, c := range w[:eq] {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-func baseName(w string) string {
-	if i := strings.LastIndexByte(w, '/'); i >= 0 {
-		return w[i+1:]
-	}
-	return w
-}
-
-// shellPaths returns the words of a command line that name paths which can
-// leave the working directory: absolute paths, home paths and paths with a
-// ".." segment. Command words themselves (/usr/bin/python, and wrappers
-// such as /usr/bin/env before them) are skipped.
-func shellPaths(line string) []string {
+// actionPaths returns the paths an action touches: the paths of the
+// read, write, create, delete, move (source and destination), chmod and
+// chown effects of the payload (and where a download is written), as
+// event.effects has them.
+func actionPaths(payload ref.Val) []string {
 	var out []string
-	for _, cmd := range splitCommands(line) {
-		start := commandStart(cmd)
-		for i, w := range cmd {
-			if i <= start && !w.redirect {
-				continue // the command word and the wrappers before it
+	for _, e := range payloadActs(payload) {
+		switch e.Kind {
+		case effects.Read, effects.Write, effects.Create, effects.Delete, effects.Chmod, effects.Chown, effects.Download:
+			if e.Path != "" {
+				out = append(out, e.Path)
 			}
-			if p, ok := pathInWord(w.text); ok {
-				out = append(out, p)
+		case effects.Move:
+			for _, p := range []string{e.Path, e.Dest} {
+				if p != "" {
+					out = append(out, p)
+				}
 			}
 		}
 	}
 	return out
 }
 
-// pathInWord extracts a path from a word such as /etc/passwd, ~/x,
-// --output=/tmp/x or of=/dev/sda.
-func pathInWord(w string) (string, bool) {
-	if strings.Contains(w, "://") {
-		return "", false
+// payloadActs returns the effects of a payload: the evaluation's
+// event.effects when payload is the event's own payload, else the effects
+// package's reading of the object given (with no agent context).
+func payloadActs(payload ref.Val) []effects.Effect {
+	o, ok := payload.(*jsonObject)
+	if !ok {
+		return nil
 	}
-	if eq := strings.IndexByte(w, '='); eq >= 0 && !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "~") {
-		w = w[eq+1:]
+	if o.ev != nil {
+		return o.ev.effects()
 	}
-	if strings.HasPrefix(w, "-") {
-		return "", false
-	}
-	w = strings.Replace(w, "${HOME}", "~", 1)
-	w = strings.Replace(w, "$HOME", "~", 1)
-	switch {
-	case strings.HasPrefix(w, "/"), w == "~", strings.HasPrefix(w, "~/"):
-		return w, true
-	case w == "..", strings.HasPrefix(w, "../"), strings.HasSuffix(w, "/.."), strings.Contains(w, "/../"):
-		return w, true
-	}
-	return "", false
-}
-
-// pathKeys are argument names that hold a file system path.
-var pathKeys = keys(
-	"path", "file_path", "filepath", "file", "filename", "dir", "directory", "cwd",
-	"working_directory", "workdir", "target", "destination", "dest", "source", "src",
-	"notebook_path", "old_path", "new_path", "paths", "files",
-)
-
-// actionPaths returns the paths an action touches: path-like arguments
-// and the paths in its shell command.
-func actionPaths(payload ref.Val) []string {
-	var out []string
-	hs, n := holders(payload)
-	for i, m := range hs[:n] {
-		if i == 0 && n > 1 {
-			continue // with argument objects, top-level keys describe the call, not paths
-		}
-		for _, k := range pathKeys {
-			if v, found := m.Find(k); found {
-				out = append(out, stringsOf(v)...)
-			}
-		}
-	}
-	return append(out, shellPaths(shellCommand(payload))...)
+	return payloadEffects(o, effects.Context{})
 }

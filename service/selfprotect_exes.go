@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ahp-go/ahp/effects"
 )
 
 // hookSettingsFiles are the settings files, relative to a project (the
@@ -37,7 +39,6 @@ const maxHookSettings = 4 << 20
 var interpreters = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
 	"python": true, "python3": true, "node": true, "deno": true, "bun": true, "ruby": true, "perl": true,
-	"env": true, "exec": true, "nohup": true, "command": true,
 }
 
 // hookAgents are the words after an ahp adapter executable in a hook
@@ -126,36 +127,79 @@ func hookCommands(file string) []string {
 }
 
 // hookProgram returns the absolute path of what a hook command runs, and
-// whether it runs as the ahp adapter.
+// whether it runs as the ahp adapter. The command is read by package
+// effects (a real shell parser: quotes, VAR=value, env/nohup/exec wrappers
+// and sh -c scripts), with the project directory variables the agents set
+// ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, $CODEX_PROJECT_DIR) assigned
+// the harness's working directory: the first program it runs is the
+// hook's, or, for an interpreter (sh, bash, python3, node...), the script
+// given to it.
 func hookProgram(cmd, cwd, home string) (string, bool) {
-	words := commandWords(cmd)
-	i := 0
-	for i < len(words) && strings.Contains(words[i], "=") && !strings.ContainsAny(words[i][:strings.IndexByte(words[i], '=')], "/$") {
-		i++ // VAR=value before the program
-	}
-	for i < len(words) && interpreters[filepath.Base(words[i])] {
-		i++
-		for i < len(words) && strings.HasPrefix(words[i], "-") {
-			i++ // the interpreter's options (sh -e, bash -c is a script text: left alone)
+	var pre strings.Builder
+	if cwd != "" {
+		for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CODEX_PROJECT_DIR"} {
+			pre.WriteString(v + "=" + shQuote(cwd) + "\n")
 		}
 	}
-	if i >= len(words) {
-		return "", false
-	}
-	prog := expandHookPath(words[i], cwd, home)
-	adapter := i+1 < len(words) && hookAgentWords[words[i+1]]
-	if !strings.Contains(prog, "/") {
-		p, err := exec.LookPath(prog)
-		if err != nil {
-			return "", false
+	for _, e := range effects.Shell(pre.String()+cmd, effects.Context{Cwd: cwd, Home: home}) {
+		if e.Kind != effects.Run || len(e.Argv) == 0 {
+			continue
 		}
-		prog = p
+		words := e.Argv
+		base := filepath.Base(words[0])
+		if wrappers[base] || shellSetup[base] {
+			continue // the program it runs, or the hook's, is a later run effect
+		}
+		i := 0
+		if interpreters[base] {
+			i++
+			for i < len(words) && strings.HasPrefix(words[i], "-") {
+				if words[i] == "-c" || words[i] == "-e" && !shellInterpreters[base] {
+					i = len(words) // code given inline: its programs are the next run effects
+					break
+				}
+				i++ // the interpreter's options (sh -e, python3 -u)
+			}
+			if i >= len(words) {
+				continue
+			}
+		}
+		prog := expandHookPath(words[i], cwd, home)
+		if i == 0 && e.Path != "" {
+			prog = e.Path
+		}
+		adapter := i+1 < len(words) && hookAgentWords[words[i+1]]
+		if !strings.Contains(prog, "/") {
+			p, err := exec.LookPath(prog)
+			if err != nil {
+				return "", false
+			}
+			prog = p
+		}
+		if !filepath.IsAbs(prog) {
+			prog = filepath.Join(cwd, prog)
+		}
+		return filepath.Clean(prog), adapter
 	}
-	if !filepath.IsAbs(prog) {
-		prog = filepath.Join(cwd, prog)
-	}
-	return filepath.Clean(prog), adapter
+	return "", false
 }
+
+// wrappers run the program named after them (package effects reports that
+// program as a run effect of its own).
+var wrappers = map[string]bool{
+	"env": true, "exec": true, "nohup": true, "command": true, "builtin": true, "sudo": true,
+	"nice": true, "timeout": true, "stdbuf": true, "time": true,
+}
+
+// shellSetup are builtins a hook command may run before its program
+// (cd "$CLAUDE_PROJECT_DIR" && ./hook.sh).
+var shellSetup = map[string]bool{"cd": true, "pushd": true, "export": true, "set": true, "umask": true, "true": true, ":": true}
+
+// shellInterpreters are the interpreters for which -e is an option, not code.
+var shellInterpreters = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true}
+
+// shQuote writes s as one single-quoted shell word.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // expandHookPath expands what the agents expand in a hook command's
 // program: ~, $HOME and the project directory variables.
@@ -170,48 +214,6 @@ func expandHookPath(p, cwd, home string) string {
 		p = home + p[1:]
 	}
 	return p
-}
-
-// commandWords splits a hook command into words: blanks separate words,
-// single and double quotes group them. Only the program and the word
-// after it are used, so nothing more of the shell is needed.
-func commandWords(s string) []string {
-	var (
-		out   []string
-		cur   strings.Builder
-		in    bool
-		quote rune
-	)
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case r == ';' || r == '&' || r == '|':
-			if in {
-				out = append(out, cur.String())
-			}
-			return out
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
 }
 
 // harnessExecutables returns this harness's own executable (as started and

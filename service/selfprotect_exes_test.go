@@ -109,3 +109,35 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Hook commands are read by a real shell parser (package effects): a
+// program behind sh -c, env or nohup, a quoted project variable, and an
+// interpreter's script are found.
+func TestHookProgramShapes(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "ahp-hook"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	proj, home := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
+	for cmd, want := range map[string]string{
+		`sh -c "ahp-hook gemini --connect unix:x"`:          filepath.Join(bin, "ahp-hook"),
+		`nohup env -i ahp-hook codex`:                       filepath.Join(bin, "ahp-hook"),
+		`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh --x`:  filepath.Join(proj, ".claude", "hooks", "guard.sh"),
+		`bash -e "${CLAUDE_PROJECT_DIR}/hooks/check.sh"`:    filepath.Join(proj, "hooks", "check.sh"),
+		`FOO=1 python3 -u ~/.codex/check.py`:                filepath.Join(home, ".codex", "check.py"),
+		`cd "$CLAUDE_PROJECT_DIR" && ./tools/hook.sh; true`: filepath.Join(proj, "tools", "hook.sh"),
+	} {
+		got, _ := hookProgram(cmd, proj, home)
+		if got != want {
+			t.Errorf("hookProgram(%s) = %q, want %q", cmd, got, want)
+		}
+	}
+	if _, adapter := hookProgram(`sh -c "ahp-hook gemini"`, proj, home); !adapter {
+		t.Error("ahp-hook gemini behind sh -c is not recognised as the adapter")
+	}
+}

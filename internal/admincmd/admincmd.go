@@ -26,6 +26,10 @@ var Subcommands = map[string]bool{
 	"runs":      true, // reads the audit records
 	"replay":    true, // reads the audit records
 	"hook":      true, // install and uninstall change supervision; see hookAgents
+	// explain loads the harness's configuration and policy files (which
+	// the agent may not read) and lets a caller try actions against the
+	// live policy with no audit record: a human's tool.
+	"explain": true,
 	// Not administrative: they talk to a harness as an agent does, or
 	// only read files the agent names.
 	"version":     false,
