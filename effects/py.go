@@ -140,7 +140,12 @@ const pyMaxSteps = 200000
 func (s *state) python(code string) {
 	root, why := parsePython([]byte(code))
 	if root == nil {
-		s.unknown(strings.Contains(why, "too deeply"), "python: %s", why)
+		if strings.Contains(why, "too deeply") {
+			s.unknown(true, "python: %s", why)
+		} else {
+			// The code runs, but nothing of it was read.
+			s.opaque("python", "", "python: %s", why)
+		}
 		return
 	}
 	prevCwd := s.ctx.Cwd

@@ -147,7 +147,7 @@ func TestCheckIsTheRealDecisionWithoutSideEffects(t *testing.T) {
 		{"destructive", action("rm -rf /"), protocol.DecisionBlock},
 		{"harmless", action("ls -la"), protocol.DecisionAllow},
 		{"private rule", action("echo magic-word-xyz"), protocol.DecisionBlock},
-		{"modify", map[string]any{"tool_name": "write_file", "arguments": map[string]any{"path": "/etc/x", "content": "hi"}}, protocol.DecisionModify},
+		{"modify", map[string]any{"tool_name": "write_file", "arguments": map[string]any{"path": "/srv/app/x", "content": "hi"}}, protocol.DecisionModify},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

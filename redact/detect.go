@@ -36,7 +36,7 @@ type detector struct {
 // prefixes (the same facts secret scanners such as gitleaks encode).
 var builtin = []detector{
 	{kind: "private_key", hint: []string{"private key"}, lazy: lazyRE(
-		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+		`(?s)-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)`), valid: notQuotedHeader},
 	{kind: "aws_access_key", hint: awsIDHints, lazy: awsIDRE},
 	{kind: "aws_secret_key", hint: []string{"secret_access", "secretaccess"}, lazy: lazyRE(
 		`(?i)aws_?secret_?access_?key["']?(?:\s*[:=]\s*|\s+)["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`), group: 1, valid: mixedBase64},
@@ -183,6 +183,37 @@ func (p *detector) pattern() *regexp.Regexp {
 		return p.re
 	}
 	return p.lazy()
+}
+
+// notQuotedHeader rejects a private-key BEGIN line that a quote closes at
+// once with no key material after it: the header written as a search
+// pattern (grep -rl '-----BEGIN RSA PRIVATE KEY-----' .), not a key. A
+// quote followed by a run of base64 (a key pasted after a stray quote) is
+// still a key.
+func notQuotedHeader(m string) bool {
+	i := strings.Index(m, "KEY-----")
+	if i < 0 {
+		return true
+	}
+	rest := m[i+len("KEY-----"):]
+	rest = strings.TrimPrefix(rest, `\`)
+	if rest == "" || (rest[0] != '\'' && rest[0] != '"') {
+		return true
+	}
+	run := 0
+	for _, c := range rest {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/', c == '=':
+			run++
+			if run >= 40 {
+				return true
+			}
+		case c == '\n' || c == '\r':
+		default:
+			run = 0
+		}
+	}
+	return false
 }
 
 // markerHint is the literal every marker contains (lower case).
