@@ -31,8 +31,14 @@ type rule struct {
 	depthMin   uint32
 	depthMax   uint32
 
-	cond   cel.Program // nil: always true
-	modify cel.Program // modify outcomes only
+	cond cel.Program // nil: always true
+	// kinds are the effect kinds of which the condition needs one
+	// (conditionKinds); 0 when it cannot tell.
+	kinds kindMask
+	// programs are the programs of which the condition needs an effect of
+	// one (conditionPrograms); nil when it cannot tell.
+	programs map[string]bool
+	modify   cel.Program // modify outcomes only
 
 	decision protocol.Decision // the outcome, with reason and metadata
 	failed   protocol.Decision // the fail-closed block for this rule
@@ -187,6 +193,7 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, ps *problems) *rule 
 	ok := true
 	if s.condition != nil {
 		r.cond, ok = compileExpr(env, s, s.condition, "condition", true, ps)
+		r.kinds, r.programs = s.kinds, s.programs
 	}
 	if s.outcome.modified != nil {
 		var mok bool
@@ -235,6 +242,9 @@ func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool 
 	}
 	if !checkPatterns(ast, s, n, what, ps) {
 		return nil, false
+	}
+	if what == "condition" {
+		s.kinds, s.programs = conditionKinds(ast), conditionPrograms(ast)
 	}
 	prg, err := env.Program(ast, programOptions...)
 	if err != nil {

@@ -122,9 +122,15 @@ func (v effectVal) Type() ref.Type { return effectDef.typ }
 // Value implements ref.Val.
 func (v effectVal) Value() any { return v.e }
 
-// effectList adapts a slice of effects to a CEL list of ahp.Effect.
+// effectList makes the CEL list of ahp.Effect of a slice of effects once,
+// its elements pointing into the slice, so that the rules that read it do
+// not convert (and copy) an effect at every access.
 func effectList(es []effects.Effect) ref.Val {
-	return types.NewDynamicList(effectAdapter{}, es)
+	vals := make([]ref.Val, len(es))
+	for i := range es {
+		vals[i] = effectVal{&es[i]}
+	}
+	return types.NewRefValList(effectAdapter{}, vals)
 }
 
 // effectAdapter turns the elements of an effect slice into effectVals.
@@ -151,6 +157,27 @@ func (c *evalCtx) effects() []effects.Effect {
 		c.acts = payloadEffects(c.payloadVal(), c.set.agent)
 	}
 	return c.acts
+}
+
+// kindMask returns the kinds of the action's effects, read once.
+func (c *evalCtx) kindMask() kindMask {
+	if !c.maskRead {
+		c.maskRead = true
+		c.mask = maskOf(c.effects())
+	}
+	return c.mask
+}
+
+// runsAny reports whether an effect of the action names one of programs
+// (any kind: a rule's program test may sit beside a kind test of its own).
+func (c *evalCtx) runsAny(programs map[string]bool) bool {
+	es := c.effects()
+	for i := range es {
+		if programs[es[i].Program] {
+			return true
+		}
+	}
+	return false
 }
 
 // payloadEffects converts a decoded payload to plain Go values and reads

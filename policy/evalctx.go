@@ -30,6 +30,8 @@ type evalCtx struct {
 	// acts holds the effects of the event's action once read (effectsRead).
 	acts        []effects.Effect
 	effectsRead bool
+	mask        kindMask
+	maskRead    bool
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}

@@ -12,6 +12,8 @@ import (
 
 // ruleSpec is a rule as written, before its CEL is compiled.
 type ruleSpec struct {
+	kinds       kindMask        // set when the condition is compiled
+	programs    map[string]bool // set when the condition is compiled
 	file        string
 	line        int
 	lines       []string // the source text, by line

@@ -143,6 +143,12 @@ func (r *rule) test(c *evalCtx) (bool, error) {
 	if r.cond == nil {
 		return true, nil
 	}
+	if r.kinds != 0 && !noKindFilter && c.kindMask()&r.kinds == 0 {
+		return false, nil // it needs an effect of a kind the action has none of
+	}
+	if r.programs != nil && !noKindFilter && !c.runsAny(r.programs) {
+		return false, nil // it needs a program the action does not run
+	}
 	v, _, err := r.cond.Eval(c.activation())
 	if err != nil {
 		return false, fmt.Errorf("rule %s: condition: %w", r.id, err)
