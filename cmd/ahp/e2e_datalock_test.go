@@ -128,7 +128,7 @@ func TestSecondServeLeavesTheFirstAlone(t *testing.T) {
 	}
 }
 
-// The README tour: with ./ahp serve running in a directory (./ahp-data,
+// The README tour: with ./ahp serve running (here on ./ahp-data and
 // ./ahp.sock), ahp send --connect 'stdio:ahp serve --listen stdio' in the
 // same directory works, on a temporary data directory of its own, and
 // leaves the running harness's data alone; the temporary directory is
@@ -137,7 +137,7 @@ func TestSendOverStdioBesideARunningServe(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "ahp.sock")
-	srv := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--admin", "off", "--log-level", "error")
+	srv := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--data-dir", "ahp-data", "--admin", "off", "--log-level", "error")
 	srv.Dir = dir
 	stderr := &syncBuffer{}
 	srv.Stderr = stderr

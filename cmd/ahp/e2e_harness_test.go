@@ -30,11 +30,17 @@ func freePort(t *testing.T) int {
 // all of it.
 func TestServeWithNoConfig(t *testing.T) {
 	bin := e2eBinary(t)
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "ahp.sock")
+	dir := t.TempDir() // the project the harness is started in
+	home := t.TempDir()
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+filepath.Join(home, "run"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	if err := os.MkdirAll(filepath.Join(home, "run"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(home, "run", "ahp", "ahp.sock") // config.DefaultSocket
 	admin := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	srv := exec.Command(bin, "serve", "--admin", admin) // everything else defaulted: ./ahp.sock, ./ahp-data
+	srv := exec.Command(bin, "serve", "--admin", admin) // everything else defaulted
 	srv.Dir = dir
+	srv.Env = env
 	stderr := &syncBuffer{}
 	srv.Stderr = stderr
 	if err := srv.Start(); err != nil {
@@ -50,6 +56,7 @@ func TestServeWithNoConfig(t *testing.T) {
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
+		cmd.Env = env
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		cmd.Stderr = &out
@@ -63,8 +70,16 @@ func TestServeWithNoConfig(t *testing.T) {
 		return out.String(), code
 	}
 	connect := "unix:" + sock
-	if out, code := run("send", "--connect", connect, "pre_action", rmRoot); code != 2 || !strings.Contains(out, "destructive_shell") {
-		t.Fatalf("rm -rf /: %d %s", code, out)
+	// With no --connect, ahp send finds the harness on its default socket;
+	// nothing of the harness is in the project it was started in.
+	if out, code := run("send", "pre_action", rmRoot); code != 2 || !strings.Contains(out, "destructive_shell") {
+		t.Fatalf("rm -rf / on the default socket: %d %s", code, out)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("the harness wrote into the directory it was started in: %v", ents)
+	}
+	if _, err := os.Stat(filepath.Join(home, "state", "ahp", "admin.token")); err != nil {
+		t.Fatalf("no admin token in the default data directory: %v", err)
 	}
 	if out, code := run("send", "--connect", connect, "pre_prompt", `{"prompt":"use this key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"}`); code != 2 || !strings.Contains(out, "secrets.") {
 		t.Fatalf("private key: %d %s", code, out)

@@ -40,7 +40,21 @@ func e2eBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The default data directory and socket (config.DefaultDataDir,
+	// DefaultSocket) of every ahp these tests start are in a directory
+	// of their own, never the user's.
+	xdg, err := os.MkdirTemp("", "ahp-cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_RUNTIME_DIR"} {
+		_ = os.MkdirAll(filepath.Join(xdg, v), 0o700)
+		_ = os.Setenv(v, filepath.Join(xdg, v))
+	}
+	_ = os.Unsetenv("AHP_CONNECT")
+	_ = os.Unsetenv("AHP_DATA_DIR")
 	code := m.Run()
+	_ = os.RemoveAll(xdg)
 	if e2eDir != "" {
 		_ = os.RemoveAll(e2eDir)
 	}
