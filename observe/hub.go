@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/transport"
 )
@@ -25,6 +26,11 @@ type Options struct {
 	Store store.Store
 	// Decider answers approvals for approvers; nil refuses every answer.
 	Decider Decider
+	// Effects, when set, reads what a pending approval's action does (the
+	// live policy's effect analysis); the approval list of the root
+	// channel (ahpApprovals, ahp/approvalAdded) carries it as "effects",
+	// so that an approver sees what would run, not only its words.
+	Effects func(event json.RawMessage) []effects.Effect
 	// PolicyVersion and PolicyRules describe the loaded policy (may be nil).
 	PolicyVersion func() string
 	PolicyRules   func() []string
@@ -133,6 +139,16 @@ type runReq struct{ sessionID, runID string }
 
 // New returns a Hub. Call Run to publish summaries, statistics and run
 // records in the background.
+// listedApproval is a pending approval as the root channel lists it, with
+// its effects when the hub has an effect reader.
+func (h *Hub) listedApproval(a store.Approval) ApprovalJSON {
+	j := approvalJSON(a)
+	if h.o.Effects != nil && len(j.Event) > 0 {
+		j.Effects = h.o.Effects(a.Event)
+	}
+	return j
+}
+
 func New(o Options) (*Hub, error) {
 	if o.Store == nil {
 		return nil, errors.New("observe: Store is required")
@@ -337,7 +353,7 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 		o := op{kind: opInputSet, toolCall: id, appr: &a}
 		req, _ := json.Marshal(o.inputRequest(SessionChannel(s.id)))
 		s.pending[a.ID] = pendingReq{Request: req, seq: h.seq + uint64(len(ops))}
-		h.approvals[a.ID] = approvalJSON(a)
+		h.approvals[a.ID] = h.listedApproval(a)
 	} else {
 		delete(s.pending, a.ID)
 		delete(h.approvals, a.ID)
@@ -350,7 +366,7 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 		h.publishLocked(s, &ops[i], ie)
 	}
 	if a.Status == store.ApprovalPending {
-		h.publishRootLocked(map[string]any{"type": "ahp/approvalAdded", "approval": approvalJSON(a)})
+		h.publishRootLocked(map[string]any{"type": "ahp/approvalAdded", "approval": h.approvals[a.ID]})
 	} else {
 		h.publishRootLocked(map[string]any{"type": "ahp/approvalRemoved", "approvalId": a.ID, "status": string(a.Status)})
 	}

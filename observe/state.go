@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/store"
 )
@@ -295,6 +296,10 @@ type ApprovalJSON struct {
 	ToolCallID string          `json:"toolCallId"`
 	Event      json.RawMessage `json:"event,omitempty"` // left out above maxApprovalEventBytes
 	EventBytes int             `json:"eventBytes"`      // the event's size, shown or not
+	// Effects is what the action does, as the harness's policy reads it
+	// (programs run, files changed, hosts reached); only in the root
+	// channel's approval list.
+	Effects []effects.Effect `json:"effects,omitempty"`
 }
 
 // maxApprovalEventBytes is the largest event a pending approval carries

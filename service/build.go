@@ -96,6 +96,7 @@ func (s *Service) build() error {
 		Store: s.db, Logger: log, ServerName: "ahp", ServerVersion: s.opts.version(),
 		PolicyVersion: engine.Version, PolicyRules: func() []string { return engine.Set().RuleIDs() },
 		RingSize: s.opts.Observe.Ring, QueueSize: s.opts.Observe.Queue, SharedSeq: s.sharedStore(),
+		Effects: s.approvalEffects,
 	})
 	if err != nil {
 		return err

@@ -231,10 +231,30 @@ function renderApprovals() {
       : [el('em', {}, 'Only approvers may answer.')];
     return el('div', { class: 'approval', 'data-approval-id': a.id, 'data-session': a.sessionId },
       el('div', {}, el('strong', {}, a.reason), ` — rule ${a.ruleId}, session ${a.sessionId}, agent ${a.agentId}, since ${fmtTime(a.created)}`),
+      ...(a.effects && a.effects.length ? [el('div', { class: 'effects-title' }, 'What it does (as the harness reads it):'),
+        el('ul', { class: 'effects' }, ...a.effects.slice(0, 50).map((e) => el('li', {}, el('code', {}, e.kind), ' ', effectText(e)))),
+        ...(a.effects.length > 50 ? [el('div', {}, `… and ${a.effects.length - 50} more (ahp approvals show ${a.id})`)] : [])] : []),
       el('pre', {}, a.event ? showJSON(a.event)
         : `(the event, ${a.eventBytes || 'size unknown'} bytes, is too large to show here: read it with \`ahp approvals show ${a.id}\` or GET /v1/approvals/${a.id} before answering)`),
       reason, ...buttons, status);
   }));
+}
+
+// effectText describes one effect in words: the fields that are set, with
+// invisible characters escaped as in showJSON.
+function effectText(e) {
+  const parts = [];
+  const add = (k, v) => { if (v) parts.push(`${k} ${v}`); };
+  add('program', e.program);
+  if (e.argv && e.argv.length) parts.push('argv ' + showJSON(e.argv).replace(/\s*\n\s*/g, ' '));
+  add('path', e.path); add('to', e.dest);
+  if (e.recursive) parts.push('recursive');
+  add('mode', e.mode); add('host', e.host && e.port ? `${e.host}:${e.port}` : e.host); add('url', e.url);
+  add('sending', e.source); add('into', e.into);
+  if (e.targets && e.targets.length) add('targets', e.targets.join(', '));
+  add('on host', e.remote); add('why unknown:', e.reason);
+  return parts.join(' · ').replace(/[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'));
 }
 
 // showJSON pretty-prints a value for a human, writing invisible and

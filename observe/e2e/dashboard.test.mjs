@@ -134,6 +134,10 @@ test('an escalation is approved and denied with a click', async () => {
 
   const approved = send(['--session', 'deploy-1', '--agent', 'release', 'pre_action', '{"tool_name":"bash","arguments":{"command":"deploy prod"}}']);
   await page.waitForSelector('.approval[data-session="deploy-1"] button.approve');
+  // The card says what the action does (its effects), not only its words.
+  const effects = await page.textContent('.approval[data-session="deploy-1"] ul.effects');
+  assert.match(effects, /run/);
+  assert.match(effects, /program deploy/);
   await page.fill('.approval[data-session="deploy-1"] textarea.reason', 'release window open');
   await page.screenshot({ path: join(results, '03-approvals.png'), fullPage: true });
   await page.click('.approval[data-session="deploy-1"] button.approve');
