@@ -278,6 +278,7 @@ func runDoctor(w io.Writer, o *doctorOptions) error {
 		r.ok("agents (%s) and the harness (%s) run as different users", agent.name, harness.name)
 	}
 	doctorFiles(r, c, o.configFile, agent, harness)
+	doctorExecutable(r, agent)
 	doctorSockets(r, c, agent)
 	if c.Admin != "" {
 		if u, err := url.Parse(c.Admin); err == nil && !auth.IsLoopbackAddr(u.Host) {
@@ -404,6 +405,29 @@ func doctorFiles(r *doctorReport, c config.Config, configFile string, agent, har
 				r.ok("the %s %s is not readable by %s", kind, f, agent.name)
 			}
 		}
+	}
+}
+
+// doctorExecutable checks that the agent's user cannot replace the ahp
+// executable the hooks run (docs/security.md, "The tamper surface": the
+// policy blocks the commands that would, only ownership stops a program
+// the agent writes).
+func doctorExecutable(r *doctorReport, agent account) {
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	fix := "install ahp owned by root and not writable by others (install -o root -m 0755 ahp /usr/local/bin/ahp), and point the hooks at it"
+	switch dir := filepath.Dir(exe); {
+	case agent.can(exe, 2):
+		r.warn(fix, "the agent's user %s can overwrite the ahp executable %s that hooks run", agent.name, exe)
+	case agent.can(dir, 2):
+		r.warn(fix, "the agent's user %s can replace the ahp executable %s (its directory is writable)", agent.name, exe)
+	default:
+		r.ok("the ahp executable %s cannot be replaced by %s", exe, agent.name)
 	}
 }
 

@@ -47,6 +47,7 @@ func TestDoctorReportsUnsafeSetup(t *testing.T) {
 		"[FAIL] file " + policy + " is writable by other users (mode 0666)",
 		"fix: chmod go-w " + policy,
 		"[FAIL] policy.watch reloads " + policy,
+		"[warn] the agent's user " + me.Username + " can overwrite the ahp executable",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
