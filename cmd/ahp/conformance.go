@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,9 +79,33 @@ func runConformance(cmd *cobra.Command, o *conformanceOptions) error {
 	if dial.MaxMessageBytes < 2*o.oversize {
 		dial.MaxMessageBytes = 2 * o.oversize // a server may echo what it got
 	}
+	var stdioDirs []string
+	var dialMu sync.Mutex
 	opts.Dial = func(ctx context.Context) (transport.Conn, error) {
+		if !strings.HasPrefix(o.connect, "stdio:") || os.Getenv(dataDirEnv) != "" {
+			return transport.Dial(ctx, o.connect, dial)
+		}
+		// Every check over stdio starts a harness of its own, and one
+		// harness at a time uses a data directory: each gets its own
+		// temporary one (a --data-dir in the command line still wins).
+		dir, err := os.MkdirTemp("", "ahp-conformance-data-")
+		if err != nil {
+			return nil, err
+		}
+		dialMu.Lock()
+		defer dialMu.Unlock()
+		stdioDirs = append(stdioDirs, dir)
+		_ = os.Setenv(dataDirEnv, dir)
+		defer os.Unsetenv(dataDirEnv)
 		return transport.Dial(ctx, o.connect, dial)
 	}
+	defer func() {
+		dialMu.Lock()
+		defer dialMu.Unlock()
+		for _, d := range stdioDirs {
+			_ = os.RemoveAll(d)
+		}
+	}()
 	rep, err := conformance.Run(cmd.Context(), opts)
 	if err != nil {
 		return exitWith(exitFail, err.Error())
