@@ -47,7 +47,7 @@ func init() {
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
-		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill,
+		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill, "slay": hSlay,
 		"systemctl": hSystemctl, "service": hService,
 		// privileges
 		"sudo": hSudo, "doas": hSudo, "su": hSu, "runuser": hRunuser, "pkexec": hPkexec,
@@ -997,6 +997,9 @@ func hKill(c *shCall) *shStream {
 			sig = shSignalName(a.val[1:])
 		default:
 			targets = append(targets, a.arg)
+			if !a.known {
+				targets = append(targets, shPidSourceNames(a.arg)...)
+			}
 		}
 	}
 	if sig == "" {
@@ -1004,6 +1007,40 @@ func hKill(c *shCall) *shStream {
 	}
 	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
 	return nil
+}
+
+var (
+	shPidofRE   = regexp.MustCompile(`(?:\$\(|` + "`" + `)\s*(?:sudo\s+)?(?:pidof|pgrep)((?:\s+-{1,2}[A-Za-z][\w-]*(?:=\S+)?)*)\s+['"]?([^\s'"|)` + "`" + `;]+)`)
+	shPidfileRE = regexp.MustCompile(`(?:\$\(|` + "`" + `)\s*(?:sudo\s+)?(?:cat\s+|<\s*)(?:\S*/)?([A-Za-z0-9_.@-]+?)\.pid\b`)
+	shPsRE      = regexp.MustCompile(`^(?:\$\(|` + "`" + `)\s*(?:sudo\s+)?ps\b`)
+	shPsGrepRE  = regexp.MustCompile(`\bgrep\s+(?:-\S+\s+)*['"]?([^\s'"|)` + "`" + `]+)`)
+)
+
+// shPidSourceNames reads a kill operand that is a command's output, which
+// the reader cannot know, for the processes it names: $(pidof sshd) and
+// $(pgrep -f dockerd) are sshd and dockerd, $(cat /run/sshd.pid) the
+// process of the pid file's name, $(ps … | grep X …) the processes
+// matching X and $(ps -e -o pid=) with no filter every process ("-1").
+func shPidSourceNames(text string) []string {
+	var out []string
+	for _, m := range shPidofRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[2])
+	}
+	for _, m := range shPidfileRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	if shPsRE.MatchString(text) {
+		if ms := shPsGrepRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+			for _, m := range ms {
+				if m[1] != "-v" {
+					out = append(out, m[1])
+				}
+			}
+		} else if !strings.Contains(text, "awk") && !strings.Contains(text, "-u") && !strings.Contains(text, "-p") && !strings.Contains(text, "-C") {
+			out = append(out, "-1")
+		}
+	}
+	return out
 }
 
 func hPkill(c *shCall) *shStream {
@@ -1032,6 +1069,19 @@ func hPkill(c *shCall) *shStream {
 		targets = append(targets, "user:"+u.arg)
 	}
 	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	return nil
+}
+
+// hSlay reads slay USER…: every process of each user is killed.
+func hSlay(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, false)
+	var targets []string
+	for _, w := range p.ops {
+		targets = append(targets, "user:"+w.arg)
+	}
+	if len(targets) > 0 {
+		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: "KILL", Targets: targets})
+	}
 	return nil
 }
 
