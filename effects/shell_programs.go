@@ -45,6 +45,8 @@ func init() {
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
 		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
+		"aws": hObjectCopy, "gsutil": hObjectCopy, "gcloud": hObjectCopy, "azcopy": hObjectCopy, "rclone": hObjectCopy,
+		"http": hHttpie, "https": hHttpie, "xh": hHttpie, "xhs": hHttpie,
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
 		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill, "slay": hSlay,
