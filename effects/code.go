@@ -1,6 +1,9 @@
 package effects
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // shellReader reads a shell command line found in interpreter code or a
 // tool call. It is the shell reader; tests replace it to see exactly which
@@ -26,8 +29,18 @@ func (s *state) code(lang, code string) {
 		s.nested(l, func() { s.scanCode(l, code) })
 	default:
 		s.unknown(false, "code in a language not read: %q", snippet(lang))
+		return
+	}
+	if l != "sh" && forkLoopRE.MatchString(code) {
+		s.unknown(false, "fork in an endless loop (a fork bomb) in %s code", l)
 	}
 }
+
+// forkLoopRE finds a process fork inside a loop that does not end — while
+// True, while 1, for (;;), loop do, or Perl's fork while fork — the fork
+// bomb of an interpreter. A bounded pre-fork loop (for i in range(4)) is
+// not one.
+var forkLoopRE = regexp.MustCompile(`(?s)(?:\bwhile\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?|\bfor\s*\(\s*;\s*;\s*\)|\bloop\s*(?:do\b|\{)|\bwhile\s*:)[^\n]{0,60}(?:\n[ \t]+[^\n]{0,80}){0,3}?\b(?:os\.fork|fork|pcntl_fork|Process\.fork)\s*\(?|\bfork\s+(?:while|until)\s+(?:fork|1)\b`)
 
 // codeLang names an interpreter's language from the names agents and
 // tools give it ("python3.12", "py", "nodejs", "javascript", "bash").

@@ -463,6 +463,8 @@ func hRuby(c *shCall) *shStream {
 				codeKnown, codeWord = false, args[i]
 			}
 			code = append(code, args[i].val)
+		case strings.HasPrefix(a.val, "-e") && len(a.val) > 2:
+			code = append(code, a.val[2:]) // ruby -e'code'
 		case strings.HasPrefix(a.val, "-i"):
 			inPlace = true
 		case a.val == "-n" || a.val == "-p":
