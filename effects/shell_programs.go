@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -80,7 +81,7 @@ func init() {
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
-		"crontab": hCrontab,
+		"crontab": hCrontab, "git": hGit,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -751,6 +752,11 @@ func hTar(c *shCall) *shStream {
 			d = dir
 		}
 		c.file(Write, d, func(e *Effect) { e.Recursive = true })
+		if toStdio && c.in != nil && c.in.kind == sNet && d.known {
+			// curl URL | tar x -C dir: the download lands in dir.
+			c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: c.in.url, Host: c.in.host, Port: c.in.port,
+				Path: c.r.path(d.val, false), Recursive: true})
+		}
 		return nil
 	default:
 		if !toStdio {
@@ -1505,4 +1511,44 @@ func (c *shCall) sedScript(w sword) {
 			}
 		}
 	}
+}
+
+var gitCloneOpts = shOpts("-b --branch -o --origin -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --filter --template -j --jobs --bundle-uri --server-option")
+
+// hGit reads git clone URL [DIR]: a Download of the repository into DIR
+// (by default the URL's last element without .git), so that running a
+// script of it in the same command is a download run unread.
+func hGit(c *shCall) *shStream {
+	args := c.args()
+	i := 0
+	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
+		if args[i].val == "-C" || args[i].val == "-c" {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || !args[i].known || args[i].val != "clone" {
+		return c.filter()
+	}
+	p := shParseOpts(args[i+1:], gitCloneOpts, false)
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return c.filter()
+	}
+	u := p.ops[0].val
+	if !strings.Contains(u, "://") && !strings.Contains(u, "@") {
+		return c.filter() // a local repository
+	}
+	dir := ""
+	if len(p.ops) > 1 {
+		if !p.ops[1].known {
+			return c.filter()
+		}
+		dir = p.ops[1].val
+	} else {
+		dir = strings.TrimSuffix(path.Base(strings.TrimRight(u, "/")), ".git")
+	}
+	host, port := shURLParts(u)
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: u})
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: host, Port: port, URL: u, Path: c.r.path(dir, false), Recursive: true})
+	return c.filter()
 }
