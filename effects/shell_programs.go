@@ -81,7 +81,7 @@ func init() {
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
-		"crontab": hCrontab, "git": hGit,
+		"crontab": hCrontab, "git": hGit, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -1550,5 +1550,15 @@ func hGit(c *shCall) *shStream {
 	host, port := shURLParts(u)
 	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: u})
 	c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: host, Port: port, URL: u, Path: c.r.path(dir, false), Recursive: true})
+	return c.filter()
+}
+
+// hSqlite reads sqlite3 [OPTIONS] FILE [SQL…]: the database file is read
+// (and may be written).
+func hSqlite(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-cmd -separator -newline -nullvalue -init -mmap -pagecache -lookaside -maxsize -vfs -heap -zip"), false)
+	if len(p.ops) > 0 && p.ops[0].known && p.ops[0].val != ":memory:" {
+		c.file(Read, p.ops[0], nil)
+	}
 	return c.filter()
 }
