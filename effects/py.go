@@ -1110,7 +1110,8 @@ func init() {
 		"base64.standard_b64decode": pyDecode("base64"), "base64.urlsafe_b64decode": pyDecode("base64url"),
 		"base64.b32decode": pyDecode("base32"), "bytes.fromhex": pyDecode("hex"),
 		"binascii.unhexlify": pyDecode("hex"), "binascii.a2b_hex": pyDecode("hex"),
-		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque,
+		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque, "dill.loads": pyOpaque, "cloudpickle.loads": pyOpaque,
+		"asyncio.open_connection": pyOpenConn, "configparser.ConfigParser.read": pyPathOp(Read, false),
 		"shutil.unpack_archive": pyUnpack, "shutil.make_archive": pyMakeArchive,
 		"tarfile.open": pyArchive, "zipfile.ZipFile": pyArchive, "webbrowser.open": pyBrowse,
 		"socket.gethostbyname": pyDNS, "socket.getaddrinfo": pyDNS, "socket.gethostbyname_ex": pyDNS,
@@ -1675,6 +1676,22 @@ func pyCreateConn(p *py, q string, a *pyArgs) pyVal {
 	return pyObjV(o)
 }
 
+// pyOpenConn reads asyncio.open_connection(host, port): a raw connection.
+func pyOpenConn(p *py, q string, a *pyArgs) pyVal {
+	h, _ := a.get(0, "host")
+	pt, _ := a.get(1, "port")
+	o := &pyObj{typ: "socket"}
+	p.sockets = append(p.sockets, o)
+	hs, ps := valText(h, "?"), valText(pt, "?")
+	if hs == "?" {
+		p.unknownf("a connection to an address not known before run time: %s", snippet(a.text))
+	} else {
+		p.add(Effect{Kind: Connect, Host: hs, Port: ps})
+	}
+	o.host, o.port = hs, ps
+	return pyObjV(o)
+}
+
 func pyDup2(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "fd")
 	if o := sockOf(v); o != nil {
@@ -2198,6 +2215,11 @@ func pyCodecs(p *py, q string, a *pyArgs) pyVal {
 
 func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "")
+	if v.url != "" && strings.HasSuffix(q, ".loads") && q != "zlib.decompress" {
+		// Unpickling runs code the data names: a download loaded so is
+		// a download run unread.
+		p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: strings.TrimSuffix(q, ".loads")})
+	}
 	return pyVal{from: v.from, url: v.url}
 }
 
