@@ -29,7 +29,11 @@ func (s *state) code(lang, code string) {
 		s.nested(l, func() { s.scanCode(l, code) })
 	default:
 		s.unknown(false, "code in a language not read: %q", snippet(lang))
+		s.socketShellScan(lang, code)
 		return
+	}
+	if l == "node" {
+		s.socketShellScan(l, code)
 	}
 	if l != "sh" && forkLoopRE.MatchString(code) {
 		s.unknown(false, "fork in an endless loop (a fork bomb) in %s code", l)
@@ -95,4 +99,39 @@ func shellSpecial(r rune) bool {
 		return false
 	}
 	return !strings.ContainsRune("-_./=:,+@%^", r)
+}
+
+var (
+	foreignSocketRE = regexp.MustCompile(`(?i)\bsocket\b|/inet/tcp/|/inet/udp/|\bztcp\b|TCPSocket|TCPClient|createServer|net\.Dial|java\.net\.Socket|\bconnect\s*\(`)
+	foreignExecRE   = regexp.MustCompile(`/bin/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|\bexec\b|\bpopen\b|ProcessBuilder|\brun\s*\(|os\.execute|\bsystem\s*\(|\|&\s*getline|child_process|\bspawn\b|>&\$REPLY`)
+	foreignIPRE     = regexp.MustCompile(`\b((?:[0-9]{1,3}\.){3}[0-9]{1,3})\b`)
+	foreignPortRE   = regexp.MustCompile(`\b([1-9][0-9]{1,4})\b`)
+)
+
+// socketShellScan is the conservative reading of code in a language the
+// analysis does not parse (Lua, Tcl, Julia, JavaScript on the JVM, awk's
+// /inet files, zsh's ztcp) and a fallback for Node: code that both opens a
+// network socket and runs commands or a shell has the shape of a reverse
+// or bind shell, and is reported as one (a Download into a shell with the
+// host and port named in the code, and no URL).
+func (s *state) socketShellScan(lang, code string) {
+	if len(code) > MaxInput || !foreignSocketRE.MatchString(code) || !foreignExecRE.MatchString(code) {
+		return
+	}
+	for _, e := range s.out {
+		if e.Kind == Download && e.Into != "" && e.URL == "" {
+			return
+		}
+	}
+	host, port := "", ""
+	rest := code
+	if m := foreignIPRE.FindStringSubmatchIndex(code); m != nil {
+		host = code[m[2]:m[3]]
+		rest = code[m[3]:]
+	}
+	if m := foreignPortRE.FindStringSubmatch(rest); m != nil {
+		port = m[1]
+	}
+	s.add(Effect{Kind: Download, Program: lang, Host: host, Port: port, Into: "sh",
+		Reason: "code in " + lang + " that opens a network socket and runs commands"})
 }

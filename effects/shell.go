@@ -49,6 +49,7 @@ type sh struct {
 	fetched  map[string]*shStream // files this script downloads: running one runs downloaded code
 	written  map[string]string    // files this script writes with literal text (see remember)
 	links    map[string]string    // symbolic links this script creates: link → target
+	src      string               // the script's text (for the conservative scan of foreign code)
 	funcCall int
 	// active counts the calls in progress of each function; calls counts
 	// every function call of the script (at most MaxFuncCalls are read).
@@ -84,7 +85,7 @@ func (s *state) shellIn(script string, env *shEnv) {
 		}
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
-		r := &sh{s: s, vars: map[string]shVar{}, name: "sh"}
+		r := &sh{s: s, vars: map[string]shVar{}, name: "sh", src: script}
 		var in *shStream
 		if env != nil {
 			for k, v := range env.vars {

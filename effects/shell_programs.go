@@ -81,7 +81,9 @@ func init() {
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
-		"crontab": hCrontab, "git": hGit, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
+		"crontab": hCrontab, "git": hGit,
+		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
+		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -617,6 +619,10 @@ func hAwk(c *shCall) *shStream {
 	}
 	c.files(Read, files, false)
 	c.awkProgram(prog)
+	if strings.Contains(prog, "/inet/") {
+		// gawk's /inet/tcp/… special files are sockets.
+		c.r.s.socketShellScan(c.prog, prog)
+	}
 	return c.filter(c.paths(files)...)
 }
 
@@ -1560,5 +1566,36 @@ func hSqlite(c *shCall) *shStream {
 	if len(p.ops) > 0 && p.ops[0].known && p.ops[0].val != ":memory:" {
 		c.file(Read, p.ops[0], nil)
 	}
+	return c.filter()
+}
+
+// hForeign reads an interpreter whose language the analysis does not parse
+// (lua, tclsh, jjs, jrunscript, julia), socket(1) and zsh's ztcp
+// conservatively: its inline code (-e CODE), or when it reads its program
+// from the terminal the lines that follow it in the script, is scanned for
+// the shape of a reverse or bind shell (see socketShellScan).
+func hForeign(c *shCall) *shStream {
+	var code []string
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			continue
+		}
+		switch {
+		case (a.val == "-e" || a.val == "-E") && i+1 < len(args):
+			i++
+			code = append(code, args[i].val)
+		case strings.HasPrefix(a.val, "-e") && len(a.val) > 2:
+			code = append(code, a.val[2:])
+		}
+	}
+	if len(code) == 0 {
+		code = []string{c.r.src}
+		if c.prog == "socket" || c.prog == "ztcp" {
+			code = append(code, "socket "+strings.Join(shArgvOf(args), " "))
+		}
+	}
+	c.r.s.socketShellScan(c.prog, strings.Join(code, "\n"))
 	return c.filter()
 }
