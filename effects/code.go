@@ -103,7 +103,7 @@ func shellSpecial(r rune) bool {
 
 var (
 	foreignSocketRE = regexp.MustCompile(`(?i)\bsocket\b|/inet/tcp/|/inet/udp/|\bztcp\b|TCPSocket|TCPClient|createServer|net\.Dial|java\.net\.Socket|\bconnect\s*\(`)
-	foreignExecRE   = regexp.MustCompile(`/bin/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|\bexec\b|\bpopen\b|ProcessBuilder|\brun\s*\(|os\.execute|\bsystem\s*\(|\|&\s*getline|child_process|\bspawn\b|>&\$REPLY`)
+	foreignExecRE   = regexp.MustCompile(`/bin/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|\bexec\b|\bpopen\b|ProcessBuilder|\brun\s*\(|os\.execute|\bsystem\s*\(|\|&\s*getline|child_process|\bspawn\b|>&\$REPLY|\biex\b|Invoke-Expression|exec\.Command`)
 	foreignIPRE     = regexp.MustCompile(`\b((?:[0-9]{1,3}\.){3}[0-9]{1,3})\b`)
 	foreignPortRE   = regexp.MustCompile(`\b([1-9][0-9]{1,4})\b`)
 )

@@ -1119,7 +1119,7 @@ func init() {
 		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
 		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
 		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
-		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
+		"zlib.decompress": pyOpaque, "io.BytesIO": pyFirst, "io.StringIO": pyFirst, "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -2030,6 +2030,10 @@ func pyArchive(p *py, q string, a *pyArgs) pyVal {
 	if _, ok := a.kw["file"]; ok {
 		v = a.kw["file"]
 	}
+	if v.url != "" {
+		// An archive read from a download (zipfile.ZipFile(io.BytesIO(urlopen(u).read()))).
+		return pyObjV(&pyObj{typ: "archive", url: v.url})
+	}
 	path, ok := p.pathOf(v, q, a)
 	if !ok {
 		return pyObjV(&pyObj{typ: "archive"})
@@ -2434,6 +2438,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			}
 			if dp, ok := p.pathOf(d, "extractall", a); ok {
 				p.add(Effect{Kind: Write, Path: dp, Recursive: true})
+				if o.url != "" {
+					p.add(Effect{Kind: Download, URL: o.url, Host: shURLHost(o.url), Path: dp, Recursive: true})
+				}
 			}
 		case "add", "write":
 			v, _ := a.get(0, "name")

@@ -83,7 +83,8 @@ func init() {
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
 		"crontab": hCrontab, "git": hGit,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
-		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
+		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign,
+		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -1583,9 +1584,13 @@ func hForeign(c *shCall) *shStream {
 			continue
 		}
 		switch {
-		case (a.val == "-e" || a.val == "-E") && i+1 < len(args):
+		case (a.val == "-e" || a.val == "-E" || strings.EqualFold(a.val, "-c") || strings.EqualFold(a.val, "-command")) && i+1 < len(args):
 			i++
-			code = append(code, args[i].val)
+			if args[i].known {
+				code = append(code, args[i].val)
+			} else {
+				code = append(code, c.r.src) // not known statically: scan the script's text as written
+			}
 		case strings.HasPrefix(a.val, "-e") && len(a.val) > 2:
 			code = append(code, a.val[2:])
 		}
@@ -1597,5 +1602,33 @@ func hForeign(c *shCall) *shStream {
 		}
 	}
 	c.r.s.socketShellScan(c.prog, strings.Join(code, "\n"))
+	return c.filter()
+}
+
+// hGdb reads the commands gdb runs from its command line: -ex 'python
+// CODE' (and py, pi) as Python, -ex 'shell CMD' and -ex '!CMD' as shell.
+func hGdb(c *shCall) *shStream {
+	args := c.args()
+	for i := 0; i+1 < len(args); i++ {
+		if !args[i].known || (args[i].val != "-ex" && args[i].val != "--ex" && args[i].val != "-eval-command" && args[i].val != "--eval-command") {
+			continue
+		}
+		i++
+		w := args[i]
+		if !w.known {
+			c.r.s.unknown(false, "gdb: a command not known statically: %s", w.arg)
+			continue
+		}
+		cmd := strings.TrimSpace(w.val)
+		word, rest, _ := strings.Cut(cmd, " ")
+		switch {
+		case word == "python" || word == "py" || word == "pi" || word == "python-interactive":
+			c.r.readCode("python", rest, nil)
+		case word == "shell":
+			c.r.readCode("sh", rest, nil)
+		case strings.HasPrefix(cmd, "!"):
+			c.r.readCode("sh", cmd[1:], nil)
+		}
+	}
 	return c.filter()
 }

@@ -539,7 +539,8 @@ func (t *toolCall) patchText(patch string) {
 
 // scriptLangs are the languages of script files by extension.
 var scriptLangs = map[string]string{".sh": "sh", ".bash": "sh", ".zsh": "sh", ".ksh": "sh", ".py": "python",
-	".pl": "perl", ".rb": "ruby", ".php": "php", ".js": "node", ".mjs": "node", ".cjs": "node"}
+	".pl": "perl", ".rb": "ruby", ".php": "php", ".js": "node", ".mjs": "node", ".cjs": "node",
+	".go": "go", ".lua": "lua", ".ps1": "powershell", ".tcl": "tcl"}
 
 // scriptContent reads the content a file tool writes into a script (by its
 // extension or its #! line) and keeps one shape of what that script would
