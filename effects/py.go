@@ -1676,6 +1676,9 @@ func pyCreateConn(p *py, q string, a *pyArgs) pyVal {
 	return pyObjV(o)
 }
 
+// pySQLVerb is the start of an SQL statement.
+var pySQLVerb = regexp.MustCompile(`(?i)^\s*(?:select|insert|update|delete|drop|truncate|alter|create|grant|revoke|with|replace|merge)\b`)
+
 // pyOpenConn reads asyncio.open_connection(host, port): a raw connection.
 func pyOpenConn(p *py, q string, a *pyArgs) pyVal {
 	h, _ := a.get(0, "host")
@@ -2230,6 +2233,15 @@ func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 // method reads a call of a method on a value that is not a module.
 func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	taint := pyVal{from: recv.from, url: recv.url}
+	if m == "execute" || m == "executescript" || m == "executemany" || m == "exec_driver_sql" {
+		// A database cursor's statement: recorded as the run of "sql"
+		// with the statement, so that rules over database clients read it.
+		if v, ok := a.get(0, "sql"); ok {
+			if stmt, ok := v.str(); ok && pySQLVerb.MatchString(stmt) {
+				p.add(Effect{Kind: Run, Program: "sql", Argv: []string{"sql", stmt}})
+			}
+		}
+	}
 	if recv.k == pyStr {
 		switch m {
 		case "format", "format_map":
