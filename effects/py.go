@@ -1119,7 +1119,9 @@ func init() {
 		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
 		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
 		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
-		"zlib.decompress": pyOpaque, "io.BytesIO": pyFirst, "io.StringIO": pyFirst, "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
+		"zlib.decompress": pyOpaque, "io.BytesIO": pyFirst, "io.StringIO": pyFirst,
+		"sqlite3.connect": pySQLite, "duckdb.connect": pySQLite,
+		"configparser.ConfigParser": pyObjOf("configparser"), "configparser.RawConfigParser": pyObjOf("configparser"), "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -1674,6 +1676,30 @@ func pyCreateConn(p *py, q string, a *pyArgs) pyVal {
 	p.sockets = append(p.sockets, o)
 	p.connect(o, v, a)
 	return pyObjV(o)
+}
+
+// pySQLite reads sqlite3.connect(path): the database file is read and
+// written; statements on it are a local file's business, not a shared
+// database's (approvals.database_drop is about those).
+func pySQLite(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "database")
+	if path, ok := p.pathOf(v, q, a); ok && path != ":memory:" && !strings.HasSuffix(path, "/:memory:") {
+		p.add(Effect{Kind: Read, Path: path})
+		p.add(Effect{Kind: Write, Path: path})
+	}
+	return pyObjV(&pyObj{typ: "sqlite"})
+}
+
+// pyContainerHostRE and pyContainerRootRE find a container SDK's options
+// that hand it the host (privileged=True, pid_mode="host", the host's /).
+var (
+	pyContainerHostRE = regexp.MustCompile(`privileged\s*=\s*True|pid_mode\s*=\s*["']host|network_mode\s*=\s*["']host|["']/["']\s*:\s*\{`)
+	pyContainerRootRE = regexp.MustCompile(`["']/["']\s*:\s*\{`)
+)
+
+// pyObjOf returns a constructor of an object the reader follows by type.
+func pyObjOf(typ string) pyHandler {
+	return func(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: typ}) }
 }
 
 // pySQLVerb is the start of an SQL statement.
@@ -2233,6 +2259,36 @@ func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 // method reads a call of a method on a value that is not a module.
 func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	taint := pyVal{from: recv.from, url: recv.url}
+	if recv.k == pyObject && recv.obj.typ == "sqlite" {
+		// A local SQLite or DuckDB file: its cursors are the same file.
+		if m == "cursor" {
+			return recv
+		}
+		return taint
+	}
+	if (m == "run" || m == "create") && pyContainerHostRE.MatchString(a.text) {
+		// A container SDK's run (docker, podman): privileged, the host's
+		// namespaces or its / mounted are read as docker run's options.
+		argv := []string{"docker", m}
+		if strings.Contains(a.text, "privileged") {
+			argv = append(argv, "--privileged")
+		}
+		if pyContainerRootRE.MatchString(a.text) {
+			argv = append(argv, "-v", "/:/host")
+		}
+		if strings.Contains(a.text, "pid_mode") {
+			argv = append(argv, "--pid=host")
+		}
+		p.add(Effect{Kind: Run, Program: "docker", Argv: argv})
+	}
+	if recv.k == pyObject && recv.obj.typ == "configparser" && (m == "read" || m == "read_file") {
+		if v, ok := a.get(0, "filenames"); ok {
+			if path, ok := p.pathOf(v, m, a); ok {
+				p.add(Effect{Kind: Read, Path: path})
+			}
+		}
+		return taint
+	}
 	if m == "execute" || m == "executescript" || m == "executemany" || m == "exec_driver_sql" {
 		// A database cursor's statement: recorded as the run of "sql"
 		// with the statement, so that rules over database clients read it.
