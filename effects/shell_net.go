@@ -868,3 +868,34 @@ func hHttpie(c *shCall) *shStream {
 	}
 	return nil
 }
+
+// hFtp reads ftp, sftp's batch input, tftp and lftp: the first operand is the
+// host (user@host for sftp); commands fed on standard input as literal text
+// (a here-document or here-string) that upload a file (put, mput, send,
+// append) are a Read of the file and a Send of it to the host.
+func hFtp(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return c.filter()
+	}
+	host := shStripUser(strings.TrimPrefix(strings.TrimPrefix(p.ops[0].val, "ftp://"), "sftp://"))
+	if i := strings.IndexAny(host, ":/"); i >= 0 {
+		host = host[:i]
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host})
+	if c.in != nil && c.in.kind == sText {
+		for _, line := range strings.Split(c.in.text, "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			switch f[0] {
+			case "put", "mput", "send", "append", "reput":
+				w := shLit(f[1])
+				c.file(Read, w, nil)
+				c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Source: c.r.path(f[1], false)})
+			}
+		}
+	}
+	return &shStream{kind: sNet, host: host, prog: c.prog}
+}

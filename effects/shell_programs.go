@@ -44,7 +44,7 @@ func init() {
 		// network
 		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
-		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTftp, "whois": hWhois,
+		"rsync": hRsync, "sftp": hSftp, "ftp": hFtp, "lftp": hFtp, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
 		"aws": hObjectCopy, "gsutil": hObjectCopy, "gcloud": hObjectCopy, "azcopy": hObjectCopy, "rclone": hObjectCopy,
 		"http": hHttpie, "https": hHttpie, "xh": hHttpie, "xhs": hHttpie,
