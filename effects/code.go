@@ -135,3 +135,26 @@ func (s *state) socketShellScan(lang, code string) {
 	s.add(Effect{Kind: Download, Program: lang, Host: host, Port: port, Into: "sh",
 		Reason: "code in " + lang + " that opens a network socket and runs commands"})
 }
+
+var foreignOpenRE = regexp.MustCompile(`(?:\bopen|readFile(?:Sync)?|File\.read|file_get_contents|slurp)\s*\(\s*["'](/[^"']+)["']`)
+
+// socketUploadScan is the conservative reading of code in a language the
+// analysis does not parse that opens a network socket: each absolute path
+// the code opens by a literal name is read and may be sent to the host the
+// code names (a Read and a Send of it).
+func (s *state) socketUploadScan(lang, code string) {
+	if len(code) > MaxInput || !foreignSocketRE.MatchString(code) {
+		return
+	}
+	host, port := "", ""
+	if m := foreignIPRE.FindStringSubmatchIndex(code); m != nil {
+		host = code[m[2]:m[3]]
+		if pm := foreignPortRE.FindStringSubmatch(code[m[3]:]); pm != nil {
+			port = pm[1]
+		}
+	}
+	for _, m := range foreignOpenRE.FindAllStringSubmatch(code, 8) {
+		s.add(Effect{Kind: Read, Program: lang, Path: m[1]})
+		s.add(Effect{Kind: Send, Program: lang, Host: host, Port: port, Source: m[1]})
+	}
+}

@@ -64,6 +64,11 @@ var shParserPool = sync.Pool{New: func() any {
 // shell reads a shell script (bash syntax).
 func (s *state) shell(script string) { s.shellIn(script, nil) }
 
+// shForeignFirst are interpreters whose code, typed after them, is not
+// shell syntax.
+var shForeignFirst = map[string]bool{"tclsh": true, "wish": true, "jjs": true, "jrunscript": true, "lua": true,
+	"luajit": true, "julia": true, "expect": true, "node": true, "irb": true, "php": true, "gdb": true}
+
 // shellIn reads a shell script with what the shell that runs it passes on
 // (nil for a script read on its own).
 func (s *state) shellIn(script string, env *shEnv) {
@@ -77,6 +82,12 @@ func (s *state) shellIn(script string, env *shEnv) {
 		shParserPool.Put(p)
 		if err != nil {
 			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
+			// An interpreter typed into (tclsh, then its code on the next
+			// lines) is not shell: scan its code conservatively.
+			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {
+				s.socketShellScan(path.Base(f[0]), script)
+				s.socketUploadScan(path.Base(f[0]), script)
+			}
 			return
 		}
 		if s.out == nil {

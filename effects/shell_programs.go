@@ -84,7 +84,7 @@ func init() {
 		"crontab": hCrontab, "git": hGit,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
 		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign,
-		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
+		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -1606,6 +1606,26 @@ func hForeign(c *shCall) *shStream {
 		}
 	}
 	c.r.s.socketShellScan(c.prog, strings.Join(code, "\n"))
+	if c.prog != "socket" && c.prog != "ztcp" {
+		c.r.s.socketUploadScan(c.prog, strings.Join(code, "\n"))
+	}
+	return c.filter()
+}
+
+// hGo reads go run FILE.go when the same script wrote FILE.go with literal
+// text: its source is scanned as foreign code (see socketShellScan).
+func hGo(c *shCall) *shStream {
+	args := c.args()
+	if len(args) == 0 || !args[0].known || args[0].val != "run" {
+		return c.filter()
+	}
+	for _, a := range args[1:] {
+		if a.known && strings.HasSuffix(a.val, ".go") {
+			if text, ok := c.r.written[c.r.path(a.val, false)]; ok {
+				c.r.s.socketShellScan("go", text)
+			}
+		}
+	}
 	return c.filter()
 }
 
