@@ -786,7 +786,7 @@ func hObjectCopy(c *shCall) *shStream {
 		}
 	}
 	if start < 0 || len(words)-start < 2 {
-		return nil
+		return c.filter()
 	}
 	remote := func(v string) (string, bool) {
 		if m := shObjectURLRE.FindStringSubmatch(v); m != nil {
@@ -803,7 +803,7 @@ func hObjectCopy(c *shCall) *shStream {
 	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
 	dhost, dremote := remote(dst.val)
 	if !dst.known {
-		return nil
+		return c.filter()
 	}
 	for _, s := range srcs {
 		if !s.known {
@@ -821,7 +821,7 @@ func hObjectCopy(c *shCall) *shStream {
 			c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: shost, URL: s.val, Path: c.r.path(dst.val, false), Recursive: rec})
 		}
 	}
-	return nil
+	return c.filter()
 }
 
 // hHttpie reads HTTPie (http, https, xh): the first URL-like operand is
@@ -845,7 +845,7 @@ func hHttpie(c *shCall) *shStream {
 		items = append(items, w)
 	}
 	if url == "" {
-		return nil
+		return c.filter()
 	}
 	if !strings.Contains(url, "://") {
 		url = "http://" + strings.TrimPrefix(url, ":")
@@ -866,7 +866,7 @@ func hHttpie(c *shCall) *shStream {
 		c.file(Read, fw, nil)
 		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: url, Source: c.r.path(fw.val, false)})
 	}
-	return nil
+	return c.filter()
 }
 
 // hFtp reads ftp, sftp's batch input, tftp and lftp: the first operand is the
