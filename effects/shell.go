@@ -297,6 +297,14 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 		r.substsIn(c)
 	}
 	if rd.outPath != "" {
+		if out != nil && out.kind == sNet && out.url != "" && !rd.outAppend {
+			// curl URL > f, curl URL | base64 -d > f: the file is a download.
+			r.s.add(Effect{Kind: Download, Program: out.prog, URL: out.url, Host: out.host, Port: out.port, Path: rd.outPath})
+			if r.fetched == nil {
+				r.fetched = map[string]*shStream{}
+			}
+			r.fetched[rd.outPath] = out
+		}
 		r.remember(rd.outPath, out, rd.outAppend)
 	}
 	if rd.stdoutTaken {

@@ -916,6 +916,10 @@ func hBase64(c *shCall) *shStream {
 	if len(p.ops) > 0 {
 		in = nil
 	}
+	if in != nil && in.kind == sNet {
+		// Decoded data from the network is still data from the network.
+		return &shStream{kind: sNet, url: in.url, host: in.host, port: in.port, prog: in.prog}
+	}
 	if in == nil || in.kind != sText {
 		return c.filter(c.paths(p.ops)...)
 	}
