@@ -1,6 +1,9 @@
 package effects
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // shellReader reads a shell command line found in interpreter code or a
 // tool call. It is the shell reader; tests replace it to see exactly which
@@ -26,8 +29,22 @@ func (s *state) code(lang, code string) {
 		s.nested(l, func() { s.scanCode(l, code) })
 	default:
 		s.unknown(false, "code in a language not read: %q", snippet(lang))
+		s.socketShellScan(lang, code)
+		return
+	}
+	if l == "node" {
+		s.socketShellScan(l, code)
+	}
+	if l != "sh" && forkLoopRE.MatchString(code) {
+		s.unknown(false, "fork in an endless loop (a fork bomb) in %s code", l)
 	}
 }
+
+// forkLoopRE finds a process fork inside a loop that does not end — while
+// True, while 1, for (;;), loop do, or Perl's fork while fork — the fork
+// bomb of an interpreter. A bounded pre-fork loop (for i in range(4)) is
+// not one.
+var forkLoopRE = regexp.MustCompile(`(?s)(?:\bwhile\s*\(?\s*(?:True|true|1)\s*\)?\s*[:{]?|\bfor\s*\(\s*;\s*;\s*\)|\bloop\s*(?:do\b|\{)|\bwhile\s*:)[^\n]{0,60}(?:\n[ \t]+[^\n]{0,80}){0,3}?\b(?:os\.fork|fork|pcntl_fork|Process\.fork)\s*\(?|\bfork\s+(?:while|until)\s+(?:fork|1)\b`)
 
 // codeLang names an interpreter's language from the names agents and
 // tools give it ("python3.12", "py", "nodejs", "javascript", "bash").
@@ -82,4 +99,62 @@ func shellSpecial(r rune) bool {
 		return false
 	}
 	return !strings.ContainsRune("-_./=:,+@%^", r)
+}
+
+var (
+	foreignSocketRE = regexp.MustCompile(`(?i)\bsocket\b|/inet/tcp/|/inet/udp/|\bztcp\b|TCPSocket|TCPClient|createServer|net\.Dial|java\.net\.Socket|\bconnect\s*\(`)
+	foreignExecRE   = regexp.MustCompile(`/bin/(?:ba|z|da|k)?sh\b|\bsh\s+-i\b|\bexec\b|\bpopen\b|ProcessBuilder|\brun\s*\(|os\.execute|\bsystem\s*\(|\|&\s*getline|child_process|\bspawn\b|>&\$REPLY|\biex\b|Invoke-Expression|exec\.Command`)
+	foreignIPRE     = regexp.MustCompile(`\b((?:[0-9]{1,3}\.){3}[0-9]{1,3})\b`)
+	foreignPortRE   = regexp.MustCompile(`\b([1-9][0-9]{1,4})\b`)
+)
+
+// socketShellScan is the conservative reading of code in a language the
+// analysis does not parse (Lua, Tcl, Julia, JavaScript on the JVM, awk's
+// /inet files, zsh's ztcp) and a fallback for Node: code that both opens a
+// network socket and runs commands or a shell has the shape of a reverse
+// or bind shell, and is reported as one (a Download into a shell with the
+// host and port named in the code, and no URL).
+func (s *state) socketShellScan(lang, code string) {
+	if len(code) > MaxInput || !foreignSocketRE.MatchString(code) || !foreignExecRE.MatchString(code) {
+		return
+	}
+	for _, e := range s.out {
+		if e.Kind == Download && e.Into != "" && e.URL == "" {
+			return
+		}
+	}
+	host, port := "", ""
+	rest := code
+	if m := foreignIPRE.FindStringSubmatchIndex(code); m != nil {
+		host = code[m[2]:m[3]]
+		rest = code[m[3]:]
+	}
+	if m := foreignPortRE.FindStringSubmatch(rest); m != nil {
+		port = m[1]
+	}
+	s.add(Effect{Kind: Download, Program: lang, Host: host, Port: port, Into: "sh",
+		Reason: "code in " + lang + " that opens a network socket and runs commands"})
+}
+
+var foreignOpenRE = regexp.MustCompile(`(?:\bopen|readFile(?:Sync)?|File\.read|file_get_contents|slurp)\s*\(\s*["'](/[^"']+)["']`)
+
+// socketUploadScan is the conservative reading of code in a language the
+// analysis does not parse that opens a network socket: each absolute path
+// the code opens by a literal name is read and may be sent to the host the
+// code names (a Read and a Send of it).
+func (s *state) socketUploadScan(lang, code string) {
+	if len(code) > MaxInput || !foreignSocketRE.MatchString(code) {
+		return
+	}
+	host, port := "", ""
+	if m := foreignIPRE.FindStringSubmatchIndex(code); m != nil {
+		host = code[m[2]:m[3]]
+		if pm := foreignPortRE.FindStringSubmatch(code[m[3]:]); pm != nil {
+			port = pm[1]
+		}
+	}
+	for _, m := range foreignOpenRE.FindAllStringSubmatch(code, 8) {
+		s.add(Effect{Kind: Read, Program: lang, Path: m[1]})
+		s.add(Effect{Kind: Send, Program: lang, Host: host, Port: port, Source: m[1]})
+	}
 }

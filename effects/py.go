@@ -1115,7 +1115,8 @@ func init() {
 		"base64.standard_b64decode": pyDecode("base64"), "base64.urlsafe_b64decode": pyDecode("base64url"),
 		"base64.b32decode": pyDecode("base32"), "bytes.fromhex": pyDecode("hex"),
 		"binascii.unhexlify": pyDecode("hex"), "binascii.a2b_hex": pyDecode("hex"),
-		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque,
+		"codecs.decode": pyCodecs, "marshal.loads": pyOpaque, "pickle.loads": pyOpaque, "dill.loads": pyOpaque, "cloudpickle.loads": pyOpaque,
+		"asyncio.open_connection": pyOpenConn, "configparser.ConfigParser.read": pyPathOp(Read, false),
 		"shutil.unpack_archive": pyUnpack, "shutil.make_archive": pyMakeArchive,
 		"tarfile.open": pyArchive, "zipfile.ZipFile": pyArchive, "webbrowser.open": pyBrowse,
 		"socket.gethostbyname": pyDNS, "socket.getaddrinfo": pyDNS, "socket.gethostbyname_ex": pyDNS,
@@ -1123,7 +1124,9 @@ func init() {
 		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
 		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
 		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
-		"zlib.decompress": pyOpaque, "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
+		"zlib.decompress": pyOpaque, "io.BytesIO": pyFirst, "io.StringIO": pyFirst,
+		"sqlite3.connect": pySQLite, "duckdb.connect": pySQLite,
+		"configparser.ConfigParser": pyObjOf("configparser"), "configparser.RawConfigParser": pyObjOf("configparser"), "str": pyFirst, "bytes": pyFirst, "vars": pyVars, "chr": pyChr,
 	}
 	for _, v := range []string{"execl", "execle", "execlp", "execlpe"} {
 		pyCalls["os."+v] = pyExecL
@@ -1680,6 +1683,49 @@ func pyCreateConn(p *py, q string, a *pyArgs) pyVal {
 	return pyObjV(o)
 }
 
+// pySQLite reads sqlite3.connect(path): the database file is read and
+// written; statements on it are a local file's business, not a shared
+// database's (approvals.database_drop is about those).
+func pySQLite(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "database")
+	if path, ok := p.pathOf(v, q, a); ok && path != ":memory:" && !strings.HasSuffix(path, "/:memory:") {
+		p.add(Effect{Kind: Read, Path: path})
+		p.add(Effect{Kind: Write, Path: path})
+	}
+	return pyObjV(&pyObj{typ: "sqlite"})
+}
+
+// pyContainerHostRE and pyContainerRootRE find a container SDK's options
+// that hand it the host (privileged=True, pid_mode="host", the host's /).
+var (
+	pyContainerHostRE = regexp.MustCompile(`privileged\s*=\s*True|pid_mode\s*=\s*["']host|network_mode\s*=\s*["']host|["']/["']\s*:\s*\{`)
+	pyContainerRootRE = regexp.MustCompile(`["']/["']\s*:\s*\{`)
+)
+
+// pyObjOf returns a constructor of an object the reader follows by type.
+func pyObjOf(typ string) pyHandler {
+	return func(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: typ}) }
+}
+
+// pySQLVerb is the start of an SQL statement.
+var pySQLVerb = regexp.MustCompile(`(?i)^\s*(?:select|insert|update|delete|drop|truncate|alter|create|grant|revoke|with|replace|merge)\b`)
+
+// pyOpenConn reads asyncio.open_connection(host, port): a raw connection.
+func pyOpenConn(p *py, q string, a *pyArgs) pyVal {
+	h, _ := a.get(0, "host")
+	pt, _ := a.get(1, "port")
+	o := &pyObj{typ: "socket"}
+	p.sockets = append(p.sockets, o)
+	hs, ps := valText(h, "?"), valText(pt, "?")
+	if hs == "?" {
+		p.unknownf("a connection to an address not known before run time: %s", snippet(a.text))
+	} else {
+		p.add(Effect{Kind: Connect, Host: hs, Port: ps})
+	}
+	o.host, o.port = hs, ps
+	return pyObjV(o)
+}
+
 func pyDup2(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "fd")
 	if o := sockOf(v); o != nil {
@@ -2018,6 +2064,10 @@ func pyArchive(p *py, q string, a *pyArgs) pyVal {
 	if _, ok := a.kw["file"]; ok {
 		v = a.kw["file"]
 	}
+	if v.url != "" {
+		// An archive read from a download (zipfile.ZipFile(io.BytesIO(urlopen(u).read()))).
+		return pyObjV(&pyObj{typ: "archive", url: v.url})
+	}
 	path, ok := p.pathOf(v, q, a)
 	if !ok {
 		return pyObjV(&pyObj{typ: "archive"})
@@ -2203,12 +2253,56 @@ func pyCodecs(p *py, q string, a *pyArgs) pyVal {
 
 func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "")
+	if v.url != "" && strings.HasSuffix(q, ".loads") && q != "zlib.decompress" {
+		// Unpickling runs code the data names: a download loaded so is
+		// a download run unread.
+		p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: strings.TrimSuffix(q, ".loads")})
+	}
 	return pyVal{from: v.from, url: v.url}
 }
 
 // method reads a call of a method on a value that is not a module.
 func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	taint := pyVal{from: recv.from, url: recv.url}
+	if recv.k == pyObject && recv.obj.typ == "sqlite" {
+		// A local SQLite or DuckDB file: its cursors are the same file.
+		if m == "cursor" {
+			return recv
+		}
+		return taint
+	}
+	if (m == "run" || m == "create") && pyContainerHostRE.MatchString(a.text) {
+		// A container SDK's run (docker, podman): privileged, the host's
+		// namespaces or its / mounted are read as docker run's options.
+		argv := []string{"docker", m}
+		if strings.Contains(a.text, "privileged") {
+			argv = append(argv, "--privileged")
+		}
+		if pyContainerRootRE.MatchString(a.text) {
+			argv = append(argv, "-v", "/:/host")
+		}
+		if strings.Contains(a.text, "pid_mode") {
+			argv = append(argv, "--pid=host")
+		}
+		p.add(Effect{Kind: Run, Program: "docker", Argv: argv})
+	}
+	if recv.k == pyObject && recv.obj.typ == "configparser" && (m == "read" || m == "read_file") {
+		if v, ok := a.get(0, "filenames"); ok {
+			if path, ok := p.pathOf(v, m, a); ok {
+				p.add(Effect{Kind: Read, Path: path})
+			}
+		}
+		return taint
+	}
+	if m == "execute" || m == "executescript" || m == "executemany" || m == "exec_driver_sql" {
+		// A database cursor's statement: recorded as the run of "sql"
+		// with the statement, so that rules over database clients read it.
+		if v, ok := a.get(0, "sql"); ok {
+			if stmt, ok := v.str(); ok && pySQLVerb.MatchString(stmt) {
+				p.add(Effect{Kind: Run, Program: "sql", Argv: []string{"sql", stmt}})
+			}
+		}
+	}
 	if recv.k == pyStr {
 		switch m {
 		case "format", "format_map":
@@ -2417,6 +2511,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			}
 			if dp, ok := p.pathOf(d, "extractall", a); ok {
 				p.add(Effect{Kind: Write, Path: dp, Recursive: true})
+				if o.url != "" {
+					p.add(Effect{Kind: Download, URL: o.url, Host: shURLHost(o.url), Path: dp, Recursive: true})
+				}
 			}
 		case "add", "write":
 			v, _ := a.get(0, "name")

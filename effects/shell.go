@@ -49,6 +49,7 @@ type sh struct {
 	fetched  map[string]*shStream // files this script downloads: running one runs downloaded code
 	written  map[string]string    // files this script writes with literal text (see remember)
 	links    map[string]string    // symbolic links this script creates: link → target
+	src      string               // the script's text (for the conservative scan of foreign code)
 	funcCall int
 	// active counts the calls in progress of each function; calls counts
 	// every function call of the script (at most MaxFuncCalls are read).
@@ -63,6 +64,11 @@ var shParserPool = sync.Pool{New: func() any {
 // shell reads a shell script (bash syntax).
 func (s *state) shell(script string) { s.shellIn(script, nil) }
 
+// shForeignFirst are interpreters whose code, typed after them, is not
+// shell syntax.
+var shForeignFirst = map[string]bool{"tclsh": true, "wish": true, "jjs": true, "jrunscript": true, "lua": true,
+	"luajit": true, "julia": true, "expect": true, "node": true, "irb": true, "php": true, "gdb": true}
+
 // shellIn reads a shell script with what the shell that runs it passes on
 // (nil for a script read on its own).
 func (s *state) shellIn(script string, env *shEnv) {
@@ -76,6 +82,12 @@ func (s *state) shellIn(script string, env *shEnv) {
 		shParserPool.Put(p)
 		if err != nil {
 			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
+			// An interpreter typed into (tclsh, then its code on the next
+			// lines) is not shell: scan its code conservatively.
+			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {
+				s.socketShellScan(path.Base(f[0]), script)
+				s.socketUploadScan(path.Base(f[0]), script)
+			}
 			return
 		}
 		if s.out == nil {
@@ -84,7 +96,7 @@ func (s *state) shellIn(script string, env *shEnv) {
 		}
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
-		r := &sh{s: s, vars: map[string]shVar{}, name: "sh"}
+		r := &sh{s: s, vars: map[string]shVar{}, name: "sh", src: script}
 		var in *shStream
 		if env != nil {
 			for k, v := range env.vars {
@@ -285,6 +297,14 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 		r.substsIn(c)
 	}
 	if rd.outPath != "" {
+		if out != nil && out.kind == sNet && out.url != "" && !rd.outAppend {
+			// curl URL > f, curl URL | base64 -d > f: the file is a download.
+			r.s.add(Effect{Kind: Download, Program: out.prog, URL: out.url, Host: out.host, Port: out.port, Path: rd.outPath})
+			if r.fetched == nil {
+				r.fetched = map[string]*shStream{}
+			}
+			r.fetched[rd.outPath] = out
+		}
 		r.remember(rd.outPath, out, rd.outAppend)
 	}
 	if rd.stdoutTaken {

@@ -463,6 +463,8 @@ func hRuby(c *shCall) *shStream {
 				codeKnown, codeWord = false, args[i]
 			}
 			code = append(code, args[i].val)
+		case strings.HasPrefix(a.val, "-e") && len(a.val) > 2:
+			code = append(code, a.val[2:]) // ruby -e'code'
 		case strings.HasPrefix(a.val, "-i"):
 			inPlace = true
 		case a.val == "-n" || a.val == "-p":
@@ -913,6 +915,10 @@ func hBase64(c *shCall) *shStream {
 	in := c.in
 	if len(p.ops) > 0 {
 		in = nil
+	}
+	if in != nil && in.kind == sNet {
+		// Decoded data from the network is still data from the network.
+		return &shStream{kind: sNet, url: in.url, host: in.host, port: in.port, prog: in.prog}
 	}
 	if in == nil || in.kind != sText {
 		return c.filter(c.paths(p.ops)...)

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -738,4 +739,163 @@ func hWhois(c *shCall) *shStream {
 		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: src})
 	}
 	return &shStream{kind: sNet, host: host, port: port, prog: c.prog}
+}
+
+// ---- object stores and file-sync tools ----
+
+// shObjectURLRE is a cloud storage address (s3://bucket/key, gs://…,
+// az://…, an Azure blob URL).
+var shObjectURLRE = regexp.MustCompile(`^(?:s3|gs|az|r2|oss|cos|b2|swift)://([^/]+)|^https://([^/]+\.blob\.core\.windows\.net)`)
+
+// shRcloneRemoteRE is rclone's remote:path form.
+var shRcloneRemoteRE = regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9_. -]*):`)
+
+// hObjectCopy reads the copy commands of cloud storage tools — aws s3
+// cp/mv/sync, gsutil cp/mv/rsync, gcloud storage cp/mv/rsync, azcopy
+// copy/sync, rclone copy/sync/move/copyto/moveto — as what scp is: a local
+// source copied to a bucket or remote is a Read and a Send to its host, a
+// remote source copied here a Download.
+func hObjectCopy(c *shCall) *shStream {
+	args := c.args()
+	var words []sword
+	rec := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.known && strings.HasPrefix(a.val, "-") {
+			switch a.val {
+			case "-r", "-R", "--recursive":
+				rec = true
+			case "--profile", "--region", "--endpoint-url", "--exclude", "--include", "--acl", "--storage-class",
+				"--sse", "--sse-kms-key-id", "--content-type", "--cache-control", "--expires", "--metadata",
+				"-o", "-h", "-p", "-u", "--config", "--transfers", "--checkers", "--filter", "--bwlimit", "-x", "-z", "-j":
+				i++
+			}
+			continue
+		}
+		words = append(words, a)
+	}
+	subs := map[string]bool{"cp": true, "mv": true, "sync": true, "rsync": true, "copy": true, "move": true, "copyto": true, "moveto": true}
+	start := -1
+	for i, w := range words {
+		if w.known && subs[w.val] {
+			start = i + 1
+			if w.val == "sync" || w.val == "rsync" {
+				rec = true
+			}
+			break
+		}
+	}
+	if start < 0 || len(words)-start < 2 {
+		return c.filter()
+	}
+	remote := func(v string) (string, bool) {
+		if m := shObjectURLRE.FindStringSubmatch(v); m != nil {
+			return m[1] + m[2], true
+		}
+		if c.prog == "rclone" && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, ".") {
+			if m := shRcloneRemoteRE.FindStringSubmatch(v); m != nil && len(m[1]) > 1 {
+				return m[1], true
+			}
+		}
+		return "", false
+	}
+	ops := words[start:]
+	srcs, dst := ops[:len(ops)-1], ops[len(ops)-1]
+	dhost, dremote := remote(dst.val)
+	if !dst.known {
+		return c.filter()
+	}
+	for _, s := range srcs {
+		if !s.known {
+			c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, s.arg)
+			continue
+		}
+		shost, sremote := remote(s.val)
+		switch {
+		case dremote && !sremote:
+			c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: dhost, Port: "443"})
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: dhost, Port: "443", URL: dst.val, Source: c.r.path(s.val, false), Recursive: rec})
+		case sremote && !dremote:
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: shost, Port: "443"})
+			c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: shost, URL: s.val, Path: c.r.path(dst.val, false), Recursive: rec})
+		}
+	}
+	return c.filter()
+}
+
+// hHttpie reads HTTPie (http, https, xh): the first URL-like operand is
+// where it connects, and request items that name a file (field@path,
+// @path, field=@path, field:=@path) send that file.
+func hHttpie(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-a --auth -A --auth-type -o --output --session --session-read-only --verify --cert --cert-key --proxy --timeout --max-redirects --pretty -s --style -p --print --boundary --format-options --raw --ssl --ciphers --default-scheme"), false)
+	url := ""
+	var items []sword
+	for _, w := range p.ops {
+		if !w.known {
+			continue
+		}
+		if url == "" && !strings.ContainsAny(w.val, "@=") && (strings.Contains(w.val, ".") || strings.Contains(w.val, "://") || strings.HasPrefix(w.val, ":")) && !strings.Contains(w.val, " ") {
+			if w.val == strings.ToUpper(w.val) && !strings.Contains(w.val, ".") {
+				continue // the method
+			}
+			url = w.val
+			continue
+		}
+		items = append(items, w)
+	}
+	if url == "" {
+		return c.filter()
+	}
+	if !strings.Contains(url, "://") {
+		url = "http://" + strings.TrimPrefix(url, ":")
+	}
+	host, port := shURLParts(url)
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: url})
+	for _, it := range items {
+		i := strings.Index(it.val, "@")
+		if i < 0 || i+1 >= len(it.val) {
+			continue
+		}
+		f := it.val[i+1:]
+		f = strings.SplitN(f, ";", 2)[0]
+		fw := shLit(f)
+		if strings.HasPrefix(f, "~/") && c.r.s.ctx.Home != "" {
+			fw = shLit(c.r.s.ctx.Home + f[1:])
+		}
+		c.file(Read, fw, nil)
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: url, Source: c.r.path(fw.val, false)})
+	}
+	return c.filter()
+}
+
+// hFtp reads ftp, sftp's batch input, tftp and lftp: the first operand is the
+// host (user@host for sftp); commands fed on standard input as literal text
+// (a here-document or here-string) that upload a file (put, mput, send,
+// append) are a Read of the file and a Send of it to the host.
+func hFtp(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return c.filter()
+	}
+	host := shStripUser(strings.TrimPrefix(strings.TrimPrefix(p.ops[0].val, "ftp://"), "sftp://"))
+	if i := strings.IndexAny(host, ":/"); i >= 0 {
+		host = host[:i]
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host})
+	if c.in != nil && c.in.kind == sText {
+		for _, line := range strings.Split(c.in.text, "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			switch f[0] {
+			case "put", "mput", "send", "append", "reput":
+				w := shLit(f[1])
+				c.file(Read, w, nil)
+				c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Source: c.r.path(f[1], false)})
+			}
+		}
+	}
+	return &shStream{kind: sNet, host: host, prog: c.prog}
 }

@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -43,11 +44,13 @@ func init() {
 		// network
 		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
-		"rsync": hRsync, "sftp": hSftp, "ftp": hTelnet, "tftp": hTftp, "whois": hWhois,
+		"rsync": hRsync, "sftp": hSftp, "ftp": hFtp, "lftp": hFtp, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
+		"aws": hObjectCopy, "gsutil": hObjectCopy, "gcloud": hObjectCopy, "azcopy": hObjectCopy, "rclone": hObjectCopy,
+		"http": hHttpie, "https": hHttpie, "xh": hHttpie, "xhs": hHttpie,
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
-		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill,
+		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill, "slay": hSlay,
 		"systemctl": hSystemctl, "service": hService,
 		// privileges
 		"sudo": hSudo, "doas": hSudo, "su": hSu, "runuser": hRunuser, "pkexec": hPkexec,
@@ -78,7 +81,10 @@ func init() {
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
-		"crontab": hCrontab,
+		"crontab": hCrontab, "git": hGit,
+		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
+		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign,
+		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -614,6 +620,10 @@ func hAwk(c *shCall) *shStream {
 	}
 	c.files(Read, files, false)
 	c.awkProgram(prog)
+	if strings.Contains(prog, "/inet/") {
+		// gawk's /inet/tcp/… special files are sockets.
+		c.r.s.socketShellScan(c.prog, prog)
+	}
 	return c.filter(c.paths(files)...)
 }
 
@@ -749,6 +759,11 @@ func hTar(c *shCall) *shStream {
 			d = dir
 		}
 		c.file(Write, d, func(e *Effect) { e.Recursive = true })
+		if toStdio && c.in != nil && c.in.kind == sNet && d.known {
+			// curl URL | tar x -C dir: the download lands in dir.
+			c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: c.in.url, Host: c.in.host, Port: c.in.port,
+				Path: c.r.path(d.val, false), Recursive: true})
+		}
 		return nil
 	default:
 		if !toStdio {
@@ -946,6 +961,10 @@ func hXargs(c *shCall) *shStream {
 			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: true})
 		}
 		known = true
+	} else if c.in != nil && c.in.kind == sOutput && (c.in.prog == "ls" || c.in.prog == "dir") {
+		// ls … | xargs: the names of the listed entries, each one of "*".
+		items = append(items, sword{arg: "(stdin)", val: "*", known: true, glob: true})
+		known = true
 	}
 	if !known {
 		items = []sword{{arg: "(stdin)"}}
@@ -997,6 +1016,9 @@ func hKill(c *shCall) *shStream {
 			sig = shSignalName(a.val[1:])
 		default:
 			targets = append(targets, a.arg)
+			if !a.known {
+				targets = append(targets, shPidSourceNames(a.arg)...)
+			}
 		}
 	}
 	if sig == "" {
@@ -1004,6 +1026,40 @@ func hKill(c *shCall) *shStream {
 	}
 	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
 	return nil
+}
+
+var (
+	shPidofRE   = regexp.MustCompile(`(?:\$\(|` + "`" + `)\s*(?:sudo\s+)?(?:pidof|pgrep)((?:\s+-{1,2}[A-Za-z][\w-]*(?:=\S+)?)*)\s+['"]?([^\s'"|)` + "`" + `;]+)`)
+	shPidfileRE = regexp.MustCompile(`(?:\$\(|` + "`" + `)\s*(?:sudo\s+)?(?:cat\s+|<\s*)(?:\S*/)?([A-Za-z0-9_.@-]+?)\.pid\b`)
+	shPsRE      = regexp.MustCompile(`^(?:\$\(|` + "`" + `)\s*(?:sudo\s+)?ps\b`)
+	shPsGrepRE  = regexp.MustCompile(`\bgrep\s+(?:-\S+\s+)*['"]?([^\s'"|)` + "`" + `]+)`)
+)
+
+// shPidSourceNames reads a kill operand that is a command's output, which
+// the reader cannot know, for the processes it names: $(pidof sshd) and
+// $(pgrep -f dockerd) are sshd and dockerd, $(cat /run/sshd.pid) the
+// process of the pid file's name, $(ps … | grep X …) the processes
+// matching X and $(ps -e -o pid=) with no filter every process ("-1").
+func shPidSourceNames(text string) []string {
+	var out []string
+	for _, m := range shPidofRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[2])
+	}
+	for _, m := range shPidfileRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	if shPsRE.MatchString(text) {
+		if ms := shPsGrepRE.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+			for _, m := range ms {
+				if m[1] != "-v" {
+					out = append(out, m[1])
+				}
+			}
+		} else if !strings.Contains(text, "awk") && !strings.Contains(text, "-u") && !strings.Contains(text, "-p") && !strings.Contains(text, "-C") {
+			out = append(out, "-1")
+		}
+	}
+	return out
 }
 
 func hPkill(c *shCall) *shStream {
@@ -1032,6 +1088,19 @@ func hPkill(c *shCall) *shStream {
 		targets = append(targets, "user:"+u.arg)
 	}
 	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	return nil
+}
+
+// hSlay reads slay USER…: every process of each user is killed.
+func hSlay(c *shCall) *shStream {
+	p := shParseOpts(c.args(), nil, false)
+	var targets []string
+	for _, w := range p.ops {
+		targets = append(targets, "user:"+w.arg)
+	}
+	if len(targets) > 0 {
+		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: "KILL", Targets: targets})
+	}
 	return nil
 }
 
@@ -1453,4 +1522,137 @@ func (c *shCall) sedScript(w sword) {
 			}
 		}
 	}
+}
+
+var gitCloneOpts = shOpts("-b --branch -o --origin -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --filter --template -j --jobs --bundle-uri --server-option")
+
+// hGit reads git clone URL [DIR]: a Download of the repository into DIR
+// (by default the URL's last element without .git), so that running a
+// script of it in the same command is a download run unread.
+func hGit(c *shCall) *shStream {
+	args := c.args()
+	i := 0
+	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
+		if args[i].val == "-C" || args[i].val == "-c" {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || !args[i].known || args[i].val != "clone" {
+		return c.filter()
+	}
+	p := shParseOpts(args[i+1:], gitCloneOpts, false)
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return c.filter()
+	}
+	u := p.ops[0].val
+	if !strings.Contains(u, "://") && !strings.Contains(u, "@") {
+		return c.filter() // a local repository
+	}
+	dir := ""
+	if len(p.ops) > 1 {
+		if !p.ops[1].known {
+			return c.filter()
+		}
+		dir = p.ops[1].val
+	} else {
+		dir = strings.TrimSuffix(path.Base(strings.TrimRight(u, "/")), ".git")
+	}
+	host, port := shURLParts(u)
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: u})
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: host, Port: port, URL: u, Path: c.r.path(dir, false), Recursive: true})
+	return c.filter()
+}
+
+// hSqlite reads sqlite3 [OPTIONS] FILE [SQL…]: the database file is read
+// (and may be written).
+func hSqlite(c *shCall) *shStream {
+	p := shParseOpts(c.args(), shOpts("-cmd -separator -newline -nullvalue -init -mmap -pagecache -lookaside -maxsize -vfs -heap -zip"), false)
+	if len(p.ops) > 0 && p.ops[0].known && p.ops[0].val != ":memory:" {
+		c.file(Read, p.ops[0], nil)
+	}
+	return c.filter()
+}
+
+// hForeign reads an interpreter whose language the analysis does not parse
+// (lua, tclsh, jjs, jrunscript, julia), socket(1) and zsh's ztcp
+// conservatively: its inline code (-e CODE), or when it reads its program
+// from the terminal the lines that follow it in the script, is scanned for
+// the shape of a reverse or bind shell (see socketShellScan).
+func hForeign(c *shCall) *shStream {
+	var code []string
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			continue
+		}
+		switch {
+		case (a.val == "-e" || a.val == "-E" || strings.EqualFold(a.val, "-c") || strings.EqualFold(a.val, "-command")) && i+1 < len(args):
+			i++
+			if args[i].known {
+				code = append(code, args[i].val)
+			} else {
+				code = append(code, c.r.src) // not known statically: scan the script's text as written
+			}
+		case strings.HasPrefix(a.val, "-e") && len(a.val) > 2:
+			code = append(code, a.val[2:])
+		}
+	}
+	if len(code) == 0 {
+		code = []string{c.r.src}
+		if c.prog == "socket" || c.prog == "ztcp" {
+			code = append(code, "socket "+strings.Join(shArgvOf(args), " "))
+		}
+	}
+	c.r.s.socketShellScan(c.prog, strings.Join(code, "\n"))
+	if c.prog != "socket" && c.prog != "ztcp" {
+		c.r.s.socketUploadScan(c.prog, strings.Join(code, "\n"))
+	}
+	return c.filter()
+}
+
+// hGo reads go run FILE.go when the same script wrote FILE.go with literal
+// text: its source is scanned as foreign code (see socketShellScan).
+func hGo(c *shCall) *shStream {
+	args := c.args()
+	if len(args) == 0 || !args[0].known || args[0].val != "run" {
+		return c.filter()
+	}
+	for _, a := range args[1:] {
+		if a.known && strings.HasSuffix(a.val, ".go") {
+			if text, ok := c.r.written[c.r.path(a.val, false)]; ok {
+				c.r.s.socketShellScan("go", text)
+			}
+		}
+	}
+	return c.filter()
+}
+
+// hGdb reads the commands gdb runs from its command line: -ex 'python
+// CODE' (and py, pi) as Python, -ex 'shell CMD' and -ex '!CMD' as shell.
+func hGdb(c *shCall) *shStream {
+	args := c.args()
+	for i := 0; i+1 < len(args); i++ {
+		if !args[i].known || (args[i].val != "-ex" && args[i].val != "--ex" && args[i].val != "-eval-command" && args[i].val != "--eval-command") {
+			continue
+		}
+		i++
+		w := args[i]
+		if !w.known {
+			c.r.s.unknown(false, "gdb: a command not known statically: %s", w.arg)
+			continue
+		}
+		cmd := strings.TrimSpace(w.val)
+		word, rest, _ := strings.Cut(cmd, " ")
+		switch {
+		case word == "python" || word == "py" || word == "pi" || word == "python-interactive":
+			c.r.readCode("python", rest, nil)
+		case word == "shell":
+			c.r.readCode("sh", rest, nil)
+		case strings.HasPrefix(cmd, "!"):
+			c.r.readCode("sh", cmd[1:], nil)
+		}
+	}
+	return c.filter()
 }

@@ -257,6 +257,7 @@ func (t *toolCall) read() {
 			return
 		}
 		t.file(Write, false, t.strs(pathArgs...)...)
+		t.scriptContent()
 	case "read", "read_file", "read_text_file", "read_media_file", "view", "notebookread", "cat", "open_file":
 		t.file(Read, false, t.strs(pathArgs...)...)
 	case "read_multiple_files", "read_many_files":
@@ -532,6 +533,56 @@ func (t *toolCall) patchText(patch string) {
 			}
 			t.add(Effect{Kind: Move, Path: t.s.resolve(last), Dest: t.s.resolve(dst)})
 			t.file(Write, false, dst)
+		}
+	}
+}
+
+// scriptLangs are the languages of script files by extension.
+var scriptLangs = map[string]string{".sh": "sh", ".bash": "sh", ".zsh": "sh", ".ksh": "sh", ".py": "python",
+	".pl": "perl", ".rb": "ruby", ".php": "php", ".js": "node", ".mjs": "node", ".cjs": "node",
+	".go": "go", ".lua": "lua", ".ps1": "powershell", ".tcl": "tcl"}
+
+// scriptContent reads the content a file tool writes into a script (by its
+// extension or its #! line) and keeps one shape of what that script would
+// do when run: an interpreter fed from a network socket, a reverse or bind
+// shell (a Download with Into and no URL). Writing such a file is the
+// first half of an attack; nothing else the script would do is reported
+// for a write, since writing a script is not running it.
+func (t *toolCall) scriptContent() {
+	paths := t.strs(pathArgs...)
+	for _, c := range t.str("content", "new_string", "file_text", "text", "new_str") {
+		lang := ""
+		for _, p := range paths {
+			if l, ok := scriptLangs[strings.ToLower(path.Ext(p))]; ok {
+				lang = l
+			}
+		}
+		if strings.HasPrefix(c, "#!") {
+			first, _, _ := strings.Cut(c, "\n")
+			switch {
+			case strings.Contains(first, "python"):
+				lang = "python"
+			case strings.Contains(first, "perl"):
+				lang = "perl"
+			case strings.Contains(first, "ruby"):
+				lang = "ruby"
+			case strings.Contains(first, "node"):
+				lang = "node"
+			case strings.Contains(first, "sh"):
+				lang = "sh"
+			}
+		}
+		if lang == "" || len(c) > MaxInput {
+			continue
+		}
+		sub := newState(t.s.ctx)
+		sub.ctx.FS = nil
+		sub.via = t.s.via + ">content"
+		sub.code(lang, c)
+		for _, e := range sub.out {
+			if e.Kind == Download && e.Into != "" && e.URL == "" {
+				t.s.add(e)
+			}
 		}
 	}
 }
