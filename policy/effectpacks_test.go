@@ -126,7 +126,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`sudo mount -o remount,rw /`:                                            "privilege.mount",
 		`python3 -c 'import os; os.setuid(0)'`:                                  "privilege.setuid_root_call",
 		`kill -9 $(pidof sshd)`:                                                 "process_control.critical",
-		`skill -KILL -u root`:                                                   "process_control.broad_pattern",
+		`skill -KILL -u www-data`:                                               "self_protection.stop_harness", // a whole user's processes may include the harness
 		`sudo docker kill $(docker ps -q)`:                                      "process_control.all_containers",
 		`sudo systemctl isolate rescue.target`:                                  "process_control.isolate",
 		`ps -ef | awk '{print $2}' | xargs -r kill -9`:                          "process_control.ps_pipeline",

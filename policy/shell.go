@@ -162,18 +162,20 @@ func shellCommandVal(payload ref.Val) ref.Val {
 // event.effects has them.
 func actionPaths(payload ref.Val) []string {
 	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
 	for _, e := range payloadActs(payload) {
 		switch e.Kind {
 		case effects.Read, effects.Write, effects.Create, effects.Delete, effects.Chmod, effects.Chown, effects.Download:
-			if e.Path != "" {
-				out = append(out, e.Path)
-			}
+			add(e.Path)
 		case effects.Move:
-			for _, p := range []string{e.Path, e.Dest} {
-				if p != "" {
-					out = append(out, p)
-				}
-			}
+			add(e.Path)
+			add(e.Dest)
 		}
 	}
 	return out
