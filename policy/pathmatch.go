@@ -6,6 +6,7 @@ import (
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 )
 
 // pathMatch reports whether the path p matches pattern, one path element
@@ -57,6 +58,53 @@ func celPathMatch(p, patterns ref.Val) ref.Val {
 	s := string(p.(types.String))
 	for _, pat := range ps {
 		if pathMatch(pat, s) {
+			return types.True
+		}
+	}
+	return types.False
+}
+
+// celCommandIn implements command_in(program, argv, commands): true when
+// one of commands (each a list of words) names program as its first word
+// and every other word of it is in argv, as an exact word. It does in Go
+// what config.X.exists(p, p[0] == e.program && p.all(w, ...)) does in CEL.
+func celCommandIn(args ...ref.Val) ref.Val {
+	prog, ok := args[0].(types.String)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(args[0])
+	}
+	argv, err := celStringList(args[1])
+	if err != nil {
+		return err
+	}
+	lists, ok := args[2].(traits.Lister)
+	if !ok {
+		return types.NewErr("command_in: commands must be a list of lists of strings")
+	}
+	it := lists.Iterator()
+	for it.HasNext() == types.True {
+		words, err := celStringList(it.Next())
+		if err != nil {
+			return err
+		}
+		if len(words) == 0 || words[0] != string(prog) {
+			continue
+		}
+		all := true
+		for _, w := range words[1:] {
+			found := false
+			for _, a := range argv {
+				if a == w {
+					found = true
+					break
+				}
+			}
+			if !found {
+				all = false
+				break
+			}
+		}
+		if all {
 			return types.True
 		}
 	}
