@@ -1,6 +1,9 @@
 package effects
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // shellTable is what the shell reader must read from each command: the
 // evasions of issue 25 (quoting, full paths, wrappers, nested shells,
@@ -613,7 +616,21 @@ func TestShellTable(t *testing.T) {
 		t.Fatalf("the table has %d commands, want at least 300", len(shellTable))
 	}
 	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
+	parsed := pythonParsed()
 	for _, c := range shellTable {
+		if !parsed && strings.Contains(c.cmd, "python") && hasKindOtherThanRun(c.want) {
+			continue // Python is not read in a build without cgo (TestCodeTable checks that)
+		}
 		checkShellCase(t, ctx, c)
 	}
+}
+
+// hasKindOtherThanRun reports whether a row expects more than programs run.
+func hasKindOtherThanRun(es []Effect) bool {
+	for _, e := range es {
+		if e.Kind != Run {
+			return true
+		}
+	}
+	return false
 }
