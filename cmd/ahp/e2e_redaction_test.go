@@ -434,7 +434,7 @@ func TestRedactionEndToEndNamedSecrets(t *testing.T) {
 		}
 	}
 	// An ordinary command that names secrets without holding one passes.
-	ev, _ := c.NewEvent(protocol.EventPreAction, json.RawMessage(bashJSON(`export GITHUB_TOKEN=$(gh auth token) && API_KEY="${API_KEY}" make test`)))
+	ev, _ := c.NewEvent(protocol.EventPreAction, json.RawMessage(bashJSON(`export GITHUB_TOKEN=$(./scripts/ci-token.sh) && API_KEY="${API_KEY}" make test`)))
 	if d, err := c.SendEvent(ctx, ev); err != nil || d.Kind != protocol.DecisionAllow {
 		t.Errorf("ordinary command: %+v %v", d, err)
 	}

@@ -40,7 +40,14 @@ func replayFixture(t *testing.T) (dataDir, export string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := policy.NewEngine(policy.Options{}, policy.Source{Name: "old.yaml", Data: []byte(replayOldPolicy)})
+	// The built-in packs are off: the fixture's decisions are its own
+	// policy's (a default pack would hold a force push for a human, and
+	// nobody answers here).
+	off := map[string]bool{}
+	for _, n := range policy.PackNames() {
+		off[n] = false
+	}
+	eng, err := policy.NewEngine(policy.Options{Packs: off}, policy.Source{Name: "old.yaml", Data: []byte(replayOldPolicy)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,48 +124,48 @@ func TestReplayCommand(t *testing.T) {
 	renamed := writeReplayPolicy(t, strings.Replace(replayOldPolicy, "id: no-force-push", "id: force-push", 1))
 
 	t.Run("unchanged policy passes the gate", func(t *testing.T) {
-		out, code := runReplayCLI(t, "replay", "--policy", same, "--input", export, "--fail-on-change")
+		out, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", same, "--input", export, "--fail-on-change")
 		if code != 0 || !strings.Contains(out, "decision changes: 0") {
 			t.Fatalf("code %d:\n%s", code, out)
 		}
 	})
 	t.Run("changed decisions fail the gate", func(t *testing.T) {
-		out, code := runReplayCLI(t, "replay", "--policy", changed, "--input", export, "--fail-on-change")
+		out, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export, "--fail-on-change")
 		if code != 1 || !strings.Contains(out, "decision changes: 2") ||
 			!strings.Contains(out, `old: allow (default)  →  new: block (rule no-force-push)  [tool: bash, command: "git push -f origin x"]`) {
 			t.Fatalf("code %d:\n%s", code, out)
 		}
-		if _, code := runReplayCLI(t, "replay", "--policy", changed, "--input", export, "--max-changes", "2"); code != 0 {
+		if _, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export, "--max-changes", "2"); code != 0 {
 			t.Fatalf("--max-changes 2: code %d", code)
 		}
-		if _, code := runReplayCLI(t, "replay", "--policy", changed, "--input", export, "--max-changes", "1"); code != 1 {
+		if _, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export, "--max-changes", "1"); code != 1 {
 			t.Fatalf("--max-changes 1: code %d", code)
 		}
-		if _, code := runReplayCLI(t, "replay", "--policy", changed, "--input", export); code != 0 {
+		if _, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export); code != 0 {
 			t.Fatalf("no gate: code %d", code)
 		}
 	})
 	t.Run("rule changes fail only a strict gate", func(t *testing.T) {
-		out, code := runReplayCLI(t, "replay", "--policy", renamed, "--input", export, "--fail-on-change")
+		out, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", renamed, "--input", export, "--fail-on-change")
 		if code != 0 || !strings.Contains(out, "rule changes, same decision: 1") {
 			t.Fatalf("code %d:\n%s", code, out)
 		}
-		if _, code := runReplayCLI(t, "replay", "--policy", renamed, "--input", export, "--fail-on-change", "--strict"); code != 1 {
+		if _, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", renamed, "--input", export, "--fail-on-change", "--strict"); code != 1 {
 			t.Fatalf("--strict: code %d", code)
 		}
 	})
 	t.Run("store and file give the same report, twice", func(t *testing.T) {
-		a, _ := runReplayCLI(t, "replay", "--policy", changed, "--input", export)
-		b, _ := runReplayCLI(t, "replay", "--policy", changed, "--data-dir", dataDir)
-		c, _ := runReplayCLI(t, "replay", "--policy", changed, "--store", filepath.Join(dataDir, sqlite.FileName))
-		a2, _ := runReplayCLI(t, "replay", "--policy", changed, "--input", export)
+		a, _ := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export)
+		b, _ := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--data-dir", dataDir)
+		c, _ := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--store", filepath.Join(dataDir, sqlite.FileName))
+		a2, _ := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export)
 		body := func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest }
 		if a != a2 || body(a) != body(b) || b != c {
 			t.Fatalf("reports differ:\n%s\n---\n%s\n---\n%s", a, b, c)
 		}
 	})
 	t.Run("json", func(t *testing.T) {
-		out, code := runReplayCLI(t, "replay", "--policy", changed, "--input", export, "--json", "--since", "3s")
+		out, code := runReplayCLI(t, "replay", "--packs", "none", "--policy", changed, "--input", export, "--json", "--since", "3s")
 		var rep struct {
 			DecisionChanges int    `json:"decision_changes"`
 			Since           string `json:"since"`
