@@ -71,11 +71,13 @@ func codeLang(lang string) string {
 	return l
 }
 
-// joinArgv writes an argv list as a shell command line that reads back as
+// JoinArgv writes an argv list as a shell command line that reads back as
 // exactly these words: an element made only of characters no shell treats
-// specially stays bare, any other is single-quoted (a single quote in it
-// closes the quote, is escaped, and opens a new one).
-func joinArgv(argv []string) string {
+// specially (ASCII letters, digits and -_./=:,+@%^) stays bare, any other
+// is single-quoted (an empty one too; a single quote in it closes the
+// quote, is escaped, and opens a new one). Joining with plain spaces would
+// let an element such as "it's" open a quote that swallows later words.
+func JoinArgv(argv []string) string {
 	var b strings.Builder
 	for i, w := range argv {
 		if i > 0 {

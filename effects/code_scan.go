@@ -806,7 +806,7 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 		sc.unknownf("%s of a command not known before run time: %s", fn, argText(args))
 		return
 	}
-	line := joinArgv(words)
+	line := JoinArgv(words)
 	sc.noteShell(line)
 	sc.s.nested("sh", func() { shellReader(sc.s, line) })
 }
@@ -994,7 +994,7 @@ func (sc *scanner) node(name string, args [][]scTok) {
 			}
 			if len(a) == 1 {
 				if s, ok := sc.lit(a[0]); ok {
-					line := joinArgv([]string{s})
+					line := JoinArgv([]string{s})
 					sc.noteShell(line)
 					sc.s.nested("sh", func() { shellReader(sc.s, line) })
 					return
@@ -1585,7 +1585,7 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 		if fn == "pcntl_exec" && len(a) > 1 {
 			if prog, ok := sc.lit(a[0]); ok {
 				if words, ok := sc.litStrings(a[1:2]); ok {
-					line := joinArgv(append([]string{prog}, words...))
+					line := JoinArgv(append([]string{prog}, words...))
 					sc.noteShell(line)
 					sc.s.nested("sh", func() { shellReader(sc.s, line) })
 					return

@@ -1477,7 +1477,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 		p.unknownf("arguments not known before run time: %s", snippet(a.text))
 	}
 	p.started(path.Base(words[0]))
-	line := joinArgv(words)
+	line := JoinArgv(words)
 	if unknown {
 		// An unknown word is a variable the shell reader does not know.
 		line = strings.ReplaceAll(line, "'"+pyHole+"'", `"${AHP_UNKNOWN}"`)

@@ -386,7 +386,7 @@ func (t *toolCall) shell() {
 						// script, whose patch is data.
 						t.shellLine(words[2])
 					default:
-						t.shellLine(joinArgv(words))
+						t.shellLine(JoinArgv(words))
 					}
 				}
 			}

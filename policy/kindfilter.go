@@ -9,11 +9,12 @@ import (
 	"github.com/ahp-go/ahp/effects"
 )
 
-// A kind filter is the set of effect kinds of which a condition needs one
-// to be true: event.effects.exists(e, e.kind == "delete" && ...) needs a
-// delete. Conditions are checked once at load; at evaluation a rule whose
-// kinds the action has none of is false without running CEL, which spares
-// most of the effect packs' rules on an ordinary command.
+// A condition filter is what a condition needs of the action to be true:
+// event.effects.exists(e, e.kind == "delete" && ...) needs a delete, and
+// exists(e, e.kind == "run" && e.program in ["mkfs", ...]) a run of one of
+// those programs. Conditions are read once at load; at evaluation a rule
+// whose needs the action does not meet is false without running CEL, which
+// spares most of the effect packs' rules on an ordinary command.
 
 // noKindFilter turns the filters off (tests compare with and without).
 var noKindFilter = false
@@ -52,146 +53,157 @@ func conditionKinds(a *cel.Ast) kindMask {
 	if a == nil || a.NativeRep() == nil {
 		return 0
 	}
-	m, _ := requiredKinds(a.NativeRep().Expr())
+	m, _ := kindNeeds.required(a.NativeRep().Expr())
 	return m
 }
 
-// conditionPrograms returns the programs of which a condition needs a run
-// effect of one (event.effects.exists(e, e.kind == "run" && e.program in
-// [...] ...)), or nil when it cannot tell.
+// conditionPrograms returns the programs of which a condition needs an
+// effect of one, or nil when it cannot tell.
 func conditionPrograms(a *cel.Ast) map[string]bool {
 	if a == nil || a.NativeRep() == nil {
 		return nil
 	}
-	ps, ok := requiredPrograms(a.NativeRep().Expr())
+	ps, ok := programNeeds.required(a.NativeRep().Expr())
 	if !ok {
 		return nil
 	}
 	return ps
 }
 
-// requiredPrograms is requiredKinds for program names.
-func requiredPrograms(e celast.Expr) (map[string]bool, bool) {
+// needs reads one kind of need (a set T of kinds or of programs) out of a
+// condition: union joins two sets, leaf reads one field test of the
+// element v (v.field == "x", v.field in [...]).
+type needs[T any] struct {
+	union func(a, b T) T
+	leaf  func(fn string, args []celast.Expr, v string) (T, bool)
+}
+
+var (
+	kindNeeds = needs[kindMask]{
+		union: func(a, b kindMask) kindMask { return a | b },
+		leaf: func(fn string, args []celast.Expr, v string) (kindMask, bool) {
+			var m kindMask
+			for _, s := range fieldLiterals(fn, args, v, "kind") {
+				b, ok := kindBit(s)
+				if !ok {
+					return 0, false
+				}
+				m |= b
+			}
+			return m, m != 0
+		},
+	}
+	programNeeds = needs[map[string]bool]{
+		union: func(a, b map[string]bool) map[string]bool {
+			out := make(map[string]bool, len(a)+len(b))
+			for k := range a {
+				out[k] = true
+			}
+			for k := range b {
+				out[k] = true
+			}
+			return out
+		},
+		leaf: func(fn string, args []celast.Expr, v string) (map[string]bool, bool) {
+			m := map[string]bool{}
+			for _, s := range fieldLiterals(fn, args, v, "program") {
+				m[s] = true
+			}
+			return m, len(m) > 0
+		},
+	}
+)
+
+// required reads e as "true only if an effect meeting this need exists".
+func (n needs[T]) required(e celast.Expr) (T, bool) {
+	var zero T
 	switch e.Kind() {
 	case celast.CallKind:
 		c := e.AsCall()
 		args := c.Args()
 		switch c.FunctionName() {
 		case operators.LogicalAnd:
-			if m, ok := requiredPrograms(args[0]); ok {
+			if m, ok := n.required(args[0]); ok {
 				return m, true
 			}
-			return requiredPrograms(args[1])
+			return n.required(args[1])
 		case operators.LogicalOr:
-			m1, ok1 := requiredPrograms(args[0])
-			m2, ok2 := requiredPrograms(args[1])
+			m1, ok1 := n.required(args[0])
+			m2, ok2 := n.required(args[1])
 			if ok1 && ok2 {
-				for k := range m2 {
-					m1[k] = true
-				}
-				return m1, true
+				return n.union(m1, m2), true
 			}
 		}
 	case celast.ComprehensionKind:
 		comp := e.AsComprehension()
 		if !isEventEffects(comp.IterRange()) {
-			return nil, false
+			return zero, false
 		}
 		step := comp.LoopStep()
 		if step.Kind() != celast.CallKind || step.AsCall().FunctionName() != operators.LogicalOr {
-			return nil, false
+			return zero, false // not exists(): all() and the like are true on no effect
 		}
 		sargs := step.AsCall().Args()
 		if sargs[0].Kind() != celast.IdentKind || sargs[0].AsIdent() != comp.AccuVar() {
-			return nil, false
+			return zero, false
 		}
-		return predicatePrograms(sargs[1], comp.IterVar())
+		return n.predicate(sargs[1], comp.IterVar())
 	}
-	return nil, false
+	return zero, false
 }
 
-// predicatePrograms reads the body of an exists() over effects: it needs
-// its element's program to be one of a set of literals.
-func predicatePrograms(e celast.Expr, v string) (map[string]bool, bool) {
+// predicate reads the body of an exists() over effects for what it needs
+// of its element v.
+func (n needs[T]) predicate(e celast.Expr, v string) (T, bool) {
+	var zero T
 	if e.Kind() != celast.CallKind {
-		return nil, false
+		return zero, false
 	}
 	c := e.AsCall()
 	args := c.Args()
 	switch c.FunctionName() {
 	case operators.LogicalAnd:
-		if m, ok := predicatePrograms(args[0], v); ok {
+		if m, ok := n.predicate(args[0], v); ok {
 			return m, true
 		}
-		return predicatePrograms(args[1], v)
+		return n.predicate(args[1], v)
 	case operators.LogicalOr:
-		m1, ok1 := predicatePrograms(args[0], v)
-		m2, ok2 := predicatePrograms(args[1], v)
+		m1, ok1 := n.predicate(args[0], v)
+		m2, ok2 := n.predicate(args[1], v)
 		if ok1 && ok2 {
-			for k := range m2 {
-				m1[k] = true
-			}
-			return m1, true
+			return n.union(m1, m2), true
 		}
+		return zero, false
+	}
+	return n.leaf(c.FunctionName(), args, v)
+}
+
+// fieldLiterals reads v.field == "x" (either way round) and v.field in
+// ["x", ...] as the literals the field must equal; nil for anything else.
+func fieldLiterals(fn string, args []celast.Expr, v, field string) []string {
+	switch fn {
 	case operators.Equals:
 		for i := 0; i < 2; i++ {
-			if isFieldOf(args[i], v, "program") {
+			if isFieldOf(args[i], v, field) {
 				if s, ok := stringLit(args[1-i]); ok {
-					return map[string]bool{s: true}, true
+					return []string{s}
 				}
 			}
 		}
 	case operators.In:
-		if isFieldOf(args[0], v, "program") && args[1].Kind() == celast.ListKind {
-			m := map[string]bool{}
+		if isFieldOf(args[0], v, field) && args[1].Kind() == celast.ListKind {
+			var out []string
 			for _, el := range args[1].AsList().Elements() {
 				s, ok := stringLit(el)
 				if !ok {
-					return nil, false
+					return nil
 				}
-				m[s] = true
+				out = append(out, s)
 			}
-			return m, len(m) > 0
+			return out
 		}
 	}
-	return nil, false
-}
-
-// requiredKinds reads e as "true only if an effect of these kinds exists".
-func requiredKinds(e celast.Expr) (kindMask, bool) {
-	switch e.Kind() {
-	case celast.CallKind:
-		c := e.AsCall()
-		args := c.Args()
-		switch c.FunctionName() {
-		case operators.LogicalAnd:
-			if m, ok := requiredKinds(args[0]); ok {
-				return m, true
-			}
-			return requiredKinds(args[1])
-		case operators.LogicalOr:
-			m1, ok1 := requiredKinds(args[0])
-			m2, ok2 := requiredKinds(args[1])
-			if ok1 && ok2 {
-				return m1 | m2, true
-			}
-		}
-	case celast.ComprehensionKind:
-		comp := e.AsComprehension()
-		if !isEventEffects(comp.IterRange()) {
-			return 0, false
-		}
-		step := comp.LoopStep()
-		if step.Kind() != celast.CallKind || step.AsCall().FunctionName() != operators.LogicalOr {
-			return 0, false // not exists(): all() and the like are true on no effect
-		}
-		sargs := step.AsCall().Args()
-		if sargs[0].Kind() != celast.IdentKind || sargs[0].AsIdent() != comp.AccuVar() {
-			return 0, false
-		}
-		return predicateKinds(sargs[1], comp.IterVar())
-	}
-	return 0, false
+	return nil
 }
 
 // isEventEffects reports whether e is event.effects.
@@ -203,57 +215,6 @@ func isEventEffects(e celast.Expr) bool {
 	op := s.Operand()
 	return s.FieldName() == "effects" && !s.IsTestOnly() && op.Kind() == celast.IdentKind && op.AsIdent() == "event"
 }
-
-// predicateKinds reads the body of an exists() over effects: it needs its
-// element's kind to be one of a set.
-func predicateKinds(e celast.Expr, v string) (kindMask, bool) {
-	if e.Kind() != celast.CallKind {
-		return 0, false
-	}
-	c := e.AsCall()
-	args := c.Args()
-	switch c.FunctionName() {
-	case operators.LogicalAnd:
-		if m, ok := predicateKinds(args[0], v); ok {
-			return m, true
-		}
-		return predicateKinds(args[1], v)
-	case operators.LogicalOr:
-		m1, ok1 := predicateKinds(args[0], v)
-		m2, ok2 := predicateKinds(args[1], v)
-		if ok1 && ok2 {
-			return m1 | m2, true
-		}
-	case operators.Equals:
-		for i := 0; i < 2; i++ {
-			if isKindOf(args[i], v) {
-				if s, ok := stringLit(args[1-i]); ok {
-					return kindBit(s)
-				}
-			}
-		}
-	case operators.In:
-		if isKindOf(args[0], v) && args[1].Kind() == celast.ListKind {
-			var m kindMask
-			for _, el := range args[1].AsList().Elements() {
-				s, ok := stringLit(el)
-				if !ok {
-					return 0, false
-				}
-				b, ok := kindBit(s)
-				if !ok {
-					return 0, false
-				}
-				m |= b
-			}
-			return m, m != 0
-		}
-	}
-	return 0, false
-}
-
-// isKindOf reports whether e is v.kind.
-func isKindOf(e celast.Expr, v string) bool { return isFieldOf(e, v, "kind") }
 
 // isFieldOf reports whether e is v.field.
 func isFieldOf(e celast.Expr, v, field string) bool {

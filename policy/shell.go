@@ -75,41 +75,9 @@ func shellCommand(payload ref.Val) string {
 	return string(s)
 }
 
-// joinArgv writes an argv list as a shell command line whose words are
-// exactly the list's elements. exec passes each element as it is, quotes
-// and spaces included, so an element is written bare only when it is made
-// of characters no shell treats specially (["rm", "-rf", "/"] reads
-// "rm -rf /", which rules matching the text still recognise); any other
-// element is single-quoted (an empty one too), each single quote in it
-// written as quote, backslash, quote, quote.
-// Joining with plain spaces would let an element such as "it's" or "\""
-// open a quote that swallows the words after it when the line is parsed.
-func joinArgv(argv []string) string {
-	var b strings.Builder
-	for i, w := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if w != "" && strings.IndexFunc(w, notShellSafe) < 0 {
-			b.WriteString(w)
-			continue
-		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
-		b.WriteByte('\'')
-	}
-	return b.String()
-}
-
-// notShellSafe reports whether a shell may read r as anything but itself:
-// only ASCII letters, digits and -_./=:,+@%^ are safe.
-func notShellSafe(r rune) bool {
-	switch {
-	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		return false
-	}
-	return !strings.ContainsRune("-_./=:,+@%^", r)
-}
+// joinArgv is effects.JoinArgv: an argv list as a command line that reads
+// back as exactly its words.
+func joinArgv(argv []string) string { return effects.JoinArgv(argv) }
 
 // shellCommandVal is shellCommand as a CEL string. A command held by a
 // single string argument is returned as the payload's own value.
