@@ -3,26 +3,42 @@ package effects
 import "fmt"
 
 // Shell returns the effects of a shell script (bash syntax) run in ctx.
-func Shell(script string, ctx Context) []Effect {
+func Shell(script string, ctx Context) (out []Effect) {
 	s := newState(ctx)
+	defer func() { out = s.out }()
+	defer s.recoverFailure()
 	s.shell(script)
 	return s.out
 }
 
 // Code returns the effects of code in an interpreter's language ("python",
 // "node", "perl", "ruby", "php", "sh") run in ctx.
-func Code(lang, code string, ctx Context) []Effect {
+func Code(lang, code string, ctx Context) (out []Effect) {
 	s := newState(ctx)
+	defer func() { out = s.out }()
+	defer s.recoverFailure()
 	s.code(lang, code)
 	return s.out
+}
+
+// recoverFailure turns a failure of a reader (a bug) into a limit Unknown:
+// the action is one the analysis could not read, which the policy blocks,
+// and the harness goes on serving.
+func (s *state) recoverFailure() {
+	if p := recover(); p != nil {
+		s.full = false
+		s.out = append(s.out, Effect{Kind: Unknown, Limit: true, Reason: "the analysis failed on this input (a reader's fault); it is not read"})
+	}
 }
 
 // Payload returns the effects of a tool call: payload is a decoded
 // pre_action payload ({"tool_name": ..., "arguments": {...}} and the shapes
 // the hooks of Claude Code, Codex and Gemini CLI send). A payload whose tool
 // is not one the analysis knows yields no effects.
-func Payload(payload map[string]any, ctx Context) []Effect {
+func Payload(payload map[string]any, ctx Context) (out []Effect) {
 	s := newState(ctx)
+	defer func() { out = s.out }()
+	defer s.recoverFailure()
 	s.payload(payload)
 	return s.out
 }

@@ -234,6 +234,9 @@ loop:
 			i++
 		}
 	}
+	if i > len(args) {
+		i = len(args) // -o with no option name after it
+	}
 	rest := args[i:]
 	env := &shEnv{vars: c.r.exported(c.env), name: c.prog}
 	switch {
