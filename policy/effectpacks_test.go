@@ -79,11 +79,12 @@ func TestEffectPacksExamples(t *testing.T) {
 		`setenforce 0`:          "defense_evasion.security_off",
 		`systemctl stop auditd`: "defense_evasion.security_off",
 		// credentials
-		`cat ~/.ssh/id_rsa`:     "credentials.read",
-		`cp /etc/shadow /tmp/x`: "credentials.read",
-		`cat /proc/1/environ`:   "credentials.read",
-		`rm ~/.ssh/id_ed25519`:  "credentials.delete",
-		`cat /etc/passwd`:       "credentials.account_database",
+		`ln -s /etc/shadow /tmp/s && cat /tmp/s`: "credentials.read",
+		`cat ~/.ssh/id_rsa`:                      "credentials.read",
+		`cp /etc/shadow /tmp/x`:                  "credentials.read",
+		`cat /proc/1/environ`:                    "credentials.read",
+		`rm ~/.ssh/id_ed25519`:                   "credentials.delete",
+		`cat /etc/passwd`:                        "credentials.account_database",
 		// system_integrity
 		`rm /etc/passwd`:                      "system_integrity.system_files",
 		`> /etc/passwd`:                       "system_integrity.system_files",
