@@ -423,18 +423,9 @@ func hPerl(c *shCall) *shStream {
 			}
 		}
 	}
-	rest := args[i:]
-	if len(code) == 0 {
-		if len(rest) == 0 {
-			c.r.feed("perl", c.prog, c.in, nil)
-			return c.filter()
-		}
-		c.scriptFile("perl", c.prog, rest[0], nil)
-		rest = rest[1:]
-	} else if codeKnown {
-		c.r.readCode("perl", strings.Join(code, "\n"), nil)
-	} else {
-		c.codeText("perl", codeWord)
+	rest, done := c.interpCode("perl", code, codeKnown, codeWord, args[i:])
+	if done {
+		return c.filter()
 	}
 	if inPlace {
 		c.files(Read, rest, false)
@@ -445,6 +436,26 @@ func hPerl(c *shCall) *shStream {
 		c.files(Read, rest, false)
 	}
 	return c.filter()
+}
+
+// interpCode reads what a Perl or Ruby command line runs: its -e code, or
+// the script named first among rest, or its input when there is neither
+// (done: nothing else is read). It returns the operands left (the files
+// -n, -p and -i read or write).
+func (c *shCall) interpCode(lang string, code []string, codeKnown bool, codeWord sword, rest []sword) (left []sword, done bool) {
+	switch {
+	case len(code) == 0 && len(rest) == 0:
+		c.r.feed(lang, c.prog, c.in, nil)
+		return nil, true
+	case len(code) == 0:
+		c.scriptFile(lang, c.prog, rest[0], nil)
+		return rest[1:], false
+	case codeKnown:
+		c.r.readCode(lang, strings.Join(code, "\n"), nil)
+	default:
+		c.codeText(lang, codeWord)
+	}
+	return rest, false
 }
 
 func hRuby(c *shCall) *shStream {
@@ -476,18 +487,9 @@ func hRuby(c *shCall) *shStream {
 			i++
 		}
 	}
-	rest := args[i:]
-	if len(code) == 0 {
-		if len(rest) == 0 {
-			c.r.feed("ruby", c.prog, c.in, nil)
-			return c.filter()
-		}
-		c.scriptFile("ruby", c.prog, rest[0], nil)
-		rest = rest[1:]
-	} else if codeKnown {
-		c.r.readCode("ruby", strings.Join(code, "\n"), nil)
-	} else {
-		c.codeText("ruby", codeWord)
+	rest, done := c.interpCode("ruby", code, codeKnown, codeWord, args[i:])
+	if done {
+		return c.filter()
 	}
 	if inPlace {
 		c.files(Write, rest, false)
