@@ -9,7 +9,7 @@
 #
 #   packaging/container/rootfs.sh ROOT
 #
-# Needs root (or fakeroot) for the ownership of /var/lib/ahp.
+# Needs root for the ownership of /var/lib/ahp (it says so otherwise).
 set -euo pipefail
 root=${1:?usage: rootfs.sh ROOT}
 cd "$(dirname "$0")/../.."
@@ -24,4 +24,8 @@ if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
 fi
 chmod 1777 "$root/tmp"
 chmod 0700 "$root/var/lib/ahp"
-chown "$uid:$uid" "$root/var/lib/ahp"
+if [ "$(id -u)" = 0 ]; then
+	chown "$uid:$uid" "$root/var/lib/ahp"
+else
+	echo "rootfs.sh: not root: $root/var/lib/ahp stays owned by $(id -un), not $uid" >&2
+fi
