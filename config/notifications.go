@@ -32,24 +32,24 @@ type NotificationsConfig struct {
 // NotifySink is one webhook receiver and what it is sent.
 type NotifySink struct {
 	// Name names the sink in logs and metrics (sink-1, sink-2… when empty).
-	Name string `yaml:"name" json:"name,omitempty"`
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Format is json (the documented generic body) or slack (an incoming
 	// webhook body: text and blocks).
 	Format string `yaml:"format" json:"format"`
 	// URL is where to POST. It may hold a secret (Slack webhook URLs do):
 	// prefer URLFile or URLEnv. Exactly one of the three is set.
-	URL string `yaml:"url" json:"url,omitempty"`
+	URL string `yaml:"url,omitempty" json:"url,omitempty"`
 	// URLFile is a file whose content (trimmed) is the URL.
-	URLFile string `yaml:"url_file" json:"url_file,omitempty"`
+	URLFile string `yaml:"url_file,omitempty" json:"url_file,omitempty"`
 	// URLEnv names an environment variable holding the URL.
-	URLEnv string `yaml:"url_env" json:"url_env,omitempty"`
+	URLEnv string `yaml:"url_env,omitempty" json:"url_env,omitempty"`
 	// Events lists what the sink gets: pending, outcome (both when empty).
-	Events []string `yaml:"events" json:"events,omitempty"`
+	Events []string `yaml:"events,omitempty" json:"events,omitempty"`
 	// Packs and Rules select approvals by the built-in pack or the id of
 	// the rule that asked for them; an approval matches when either list
 	// names it. Both empty: every approval.
-	Packs []string `yaml:"packs" json:"packs,omitempty"`
-	Rules []string `yaml:"rules" json:"rules,omitempty"`
+	Packs []string `yaml:"packs,omitempty" json:"packs,omitempty"`
+	Rules []string `yaml:"rules,omitempty" json:"rules,omitempty"`
 }
 
 // RedactedURL is what --print-config shows in place of a URL written in
