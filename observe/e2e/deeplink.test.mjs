@@ -127,7 +127,7 @@ test("a notification's link opens its approval card, after the login", async () 
   assert.equal(await page.locator('.approval').count(), 2);
   await page.screenshot({ path: join(results, 'deeplink.png') });
 
-  // A link to an approval that is no longer pending says how to find it.
+  // Release the waiting agents.
   const tok = (await import('node:fs')).readFileSync(join(dir, 'data', 'admin.token'), 'utf8').trim();
   for (const b of bodies) {
     await fetch(`${base}/v1/approvals/${b.approval_id}/deny`, { method: 'POST', headers: { Authorization: 'Bearer ' + tok }, body: '{"reason":"done"}' });
