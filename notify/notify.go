@@ -202,13 +202,13 @@ func (n *Notifier) NotifyApproval(an harness.ApprovalNotice) {
 // how many were dropped since the last line.
 func (n *Notifier) drop(sink, why string) {
 	n.met.dropped.WithLabelValues(sink).Inc()
-	count := n.dropsSinceLog.Add(1)
+	n.dropsSinceLog.Add(1)
 	now := time.Now().UnixNano()
 	last := n.lastDropLog.Load()
 	if now-last < int64(dropLogEvery) || !n.lastDropLog.CompareAndSwap(last, now) {
 		return
 	}
-	count = n.dropsSinceLog.Swap(0)
+	count := n.dropsSinceLog.Swap(0)
 	n.log.Warn("approval notifications dropped", "sink", sink, "why", why, "dropped", count,
 		"metric", "ahp_approval_webhooks_dropped_total")
 }
