@@ -520,3 +520,48 @@ func value(c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// BenchmarkNotifyApproval is what a decision pays for a notice: queued
+// (the shared queue has room: the sorting goroutine keeps up, whatever
+// the receiver does) and dropped (every queue is full, the receiver
+// hangs).
+func BenchmarkNotifyApproval(b *testing.B) {
+	p := pending("ap", "approvals.infrastructure_change")
+	b.Run("queued", func(b *testing.B) {
+		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		defer srv.Close()
+		n, err := New(Options{Sinks: []Sink{{URL: srv.URL, Format: FormatJSON}}, QueueSize: 1024})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		defer func() { _ = n.Close(ctx) }()
+		b.ReportAllocs()
+		for b.Loop() {
+			n.NotifyApproval(p)
+		}
+	})
+	b.Run("dropped", func(b *testing.B) {
+		release := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}))
+		defer srv.Close()
+		defer close(release)
+		n, err := New(Options{Sinks: []Sink{{URL: srv.URL, Format: FormatSlack}}, QueueSize: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		defer func() { _ = n.Close(ctx) }()
+		b.ReportAllocs()
+		for b.Loop() {
+			n.NotifyApproval(p)
+		}
+	})
+}
