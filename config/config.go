@@ -62,6 +62,9 @@ type Config struct {
 	// Telemetry configures OpenTelemetry export of decisions and metrics
 	// over OTLP (docs/telemetry.md).
 	Telemetry TelemetryConfig `yaml:"telemetry" json:"telemetry"`
+	// Notifications configures the webhooks told of pending approvals and
+	// their outcome (docs/notifications.md).
+	Notifications NotificationsConfig `yaml:"notifications" json:"notifications"`
 }
 
 // TelemetryConfig configures OTLP export. Empty values fall back to the
@@ -241,6 +244,8 @@ func Default() Config {
 		Idle:      IdleConfig{DeferWhilePending: true},
 		Redaction: redact.Rules{Fields: []string{}, Patterns: []redact.Pattern{}},
 		Telemetry: TelemetryConfig{Traces: true, Metrics: true},
+
+		Notifications: defaultNotifications(),
 	}
 }
 
@@ -380,6 +385,9 @@ func (c *Config) Validate() error {
 		bad("telemetry.metrics_interval: must not be negative")
 	}
 	if err := c.Redaction.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Notifications.validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
