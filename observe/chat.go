@@ -122,8 +122,8 @@ func newChat() chat { return chat{calls: map[string]*toolCallState{}} }
 func (s *session) turnOpen(t time.Time, id string, src op) []op {
 	var ops []op
 	c := &s.chat
-	if c.active != nil && len(c.active.calls) < maxTurnCalls {
-		return nil
+	if c.active != nil && (len(c.active.calls) < maxTurnCalls || c.active.waiting()) {
+		return nil // a turn with a call waiting for an approval is not rolled over
 	}
 	ops = append(ops, s.turnEnd(t)...)
 	src.kind, src.turnID = opTurnStarted, id
@@ -141,6 +141,15 @@ func (s *session) turnEnd(t time.Time) []op {
 		return nil
 	}
 	a.done, a.dur = true, max(0, t.Sub(a.started).Milliseconds())
+	for _, tc := range a.calls {
+		// As the Host Protocol's reducers do: a call still in progress
+		// when its turn ends is cancelled (skipped).
+		if tc.Status != "completed" && tc.Status != "cancelled" {
+			*tc = toolCallState{Status: "cancelled", ToolCallID: tc.ToolCallID, ToolName: tc.ToolName, DisplayName: tc.DisplayName,
+				Intention: tc.Intention, Meta: tc.Meta, InvocationMessage: tc.InvocationMessage, ToolInput: tc.ToolInput,
+				Reason: "skipped", turn: tc.turn}
+		}
+	}
 	c.active = nil
 	c.modified = t
 	c.turns = append(c.turns, a)
@@ -154,6 +163,16 @@ func (s *session) turnEnd(t time.Time) []op {
 		c.turns = c.turns[1:]
 	}
 	return []op{{kind: opTurnComplete, turnID: a.id, dur: a.dur}}
+}
+
+// waiting reports whether a call of the turn waits for an approval.
+func (t *chatTurn) waiting() bool {
+	for _, tc := range t.calls {
+		if tc.Status == "pending-confirmation" {
+			return true
+		}
+	}
+	return false
 }
 
 // addCall adds a tool call to the open turn.

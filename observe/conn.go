@@ -405,20 +405,23 @@ func (o *observer) dispatchAction(ctx context.Context, params json.RawMessage, c
 	sid := sessionIDOf(channel)
 	o.h.mu.Lock()
 	s := o.h.sessions[sid]
-	var tc *toolCallState
-	if s != nil {
-		tc = s.chat.calls[a.ToolCallID]
+	id, isApproval := stringsCut(a.ToolCallID, "ap-")
+	waits := false
+	if s != nil && isApproval {
+		// The harness waits for the approval (its tool call may have been
+		// cancelled in the chat when its turn ended; the agent still
+		// waits, and the session's inputNeeded still lists it).
+		_, waits = s.pending[id]
 	}
 	o.h.mu.Unlock()
 	if s == nil {
 		return // an action on a channel that does not exist is ignored (no echo)
 	}
-	id, isApproval := stringsCut(a.ToolCallID, "ap-")
 	var rerr *rpcError
 	switch {
 	case a.Type != "chat/toolCallConfirmed" || a.Approved == nil:
 		rerr = errorf(CodeInvalidParams, "only chat/toolCallConfirmed {turnId, toolCallId, approved} may be dispatched here")
-	case !isApproval || tc == nil || tc.Status != "pending-confirmation":
+	case !waits:
 		rerr = errorf(CodeNotFound, "tool call not pending confirmation")
 	default:
 		reason := ""

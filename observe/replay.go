@@ -29,6 +29,31 @@ type ReconnectResult struct {
 	Meta      map[string]any    `json:"_meta,omitempty"`
 }
 
+// MarshalJSON writes the members the result's type requires: actions and
+// missing for a replay (empty lists included), snapshots for a snapshot.
+func (r ReconnectResult) MarshalJSON() ([]byte, error) {
+	if r.Type == "snapshot" {
+		return json.Marshal(struct {
+			Type      string         `json:"type"`
+			Snapshots []*Snapshot    `json:"snapshots"`
+			Meta      map[string]any `json:"_meta,omitempty"`
+		}{r.Type, nonNil(r.Snapshots), r.Meta})
+	}
+	return json.Marshal(struct {
+		Type    string            `json:"type"`
+		Actions []json.RawMessage `json:"actions"`
+		Missing []string          `json:"missing"`
+		Meta    map[string]any    `json:"_meta,omitempty"`
+	}{r.Type, nonNil(r.Actions), nonNil(r.Missing), r.Meta})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // maxStoreReplay bounds the actions rebuilt from the store for one
 // channel; beyond it the answer is snapshots.
 const maxStoreReplay = 10000
