@@ -130,8 +130,8 @@ type Hub struct {
 	approvals  map[string]ApprovalJSON
 	resolved   map[string]time.Time // SharedSeq: approvals seen resolved (sharedapprovals.go)
 	stats      *stats
-	nActive    int // sessions held that have not ended
-	active     int // activeSessions as last published
+	nActive    int               // sessions held that have not ended
+	active     int               // activeSessions as last published
 	origins    map[string]origin // approval id → the dispatch answering it (conn.go)
 	reload     ReloadInfo
 	started    time.Time

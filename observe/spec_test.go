@@ -261,7 +261,7 @@ func (c *specConn) actions(ch string, d time.Duration) []map[string]any {
 }
 
 func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }
-func arr(v any) []any            { a, _ := v.([]any); return a }
+func arr(v any) []any          { a, _ := v.([]any); return a }
 
 // need fails unless m has each member with the JSON type named:
 // "string", "number", "bool", "object", "array", or "iso" (an ISO 8601
@@ -323,9 +323,9 @@ func TestSpecVersionNegotiation(t *testing.T) {
 		want    string // "" when refused
 	}{
 		{[]string{"0.8.0", "0.7.0", "0.6.0", "0.5.2", "0.5.1"}, "0.8.0"}, // the official Go client 0.7.0's default
-		{[]string{"1.0.0", "0.9.0"}, "1.0.0"},                           // the newest spec's baselines
-		{[]string{"1.2.0"}, "1.2.0"},                                    // answered as offered, never a version not offered
-		{[]string{"0.9.0", "1.1.0"}, "1.1.0"},                           // the highest accepted, wherever it is in the list
+		{[]string{"1.0.0", "0.9.0"}, "1.0.0"},                            // the newest spec's baselines
+		{[]string{"1.2.0"}, "1.2.0"},                                     // answered as offered, never a version not offered
+		{[]string{"0.9.0", "1.1.0"}, "1.1.0"},                            // the highest accepted, wherever it is in the list
 		{[]string{"0.9.3"}, "0.9.3"},
 		{[]string{"2.0.0", "0.7.0", "0.10.0"}, ""},
 		{[]string{"1.0", "1.0.0-rc.1", "01.0.0", "x"}, ""}, // malformed entries are skipped

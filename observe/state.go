@@ -286,7 +286,7 @@ type State struct {
 // fields, the timeline and the run records.
 type StateMeta struct {
 	SummaryMeta
-	Timeline []Entry          `json:"timeline"`
+	Timeline []Entry           `json:"timeline"`
 	Runs     []json.RawMessage `json:"runs"`
 }
 
