@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ahp-go/ahp/effects"
+	"github.com/ahp-go/ahp/internal/jsonscan"
 	"github.com/ahp-go/ahp/store"
 )
 
@@ -60,14 +61,6 @@ func (k opKind) onChat() bool {
 	return false
 }
 
-// channelOf returns the channel of an action of kind k in session id.
-func channelOf(k opKind, id string) string {
-	if k.onChat() {
-		return ChatChannel(id)
-	}
-	return SessionChannel(id)
-}
-
 // origin is the Host Protocol's ActionOrigin: the client whose dispatch
 // an action answers.
 type origin struct {
@@ -94,17 +87,23 @@ type op struct {
 // approvalToolCallID is the tool call id of an approval's request.
 func approvalToolCallID(approvalID string) string { return "ap-" + approvalID }
 
-// ref is what a chat action says of its audit record in _meta.ahp (the
-// whole entry is on the session channel).
-func ref(e *Entry) map[string]any {
-	m := map[string]any{"auditId": e.AuditID, "outcome": e.Outcome, "eventType": e.EventType}
-	if e.RuleID != "" {
-		m["ruleId"] = e.RuleID
-	}
-	if e.ApprovalID != "" {
-		m["approvalId"] = e.ApprovalID
-	}
-	return map[string]any{"ahp": m}
+// refJSON is what a chat action says of its audit record in _meta.ahp
+// (the whole entry is on the session channel).
+type refJSON struct {
+	AuditID    int64  `json:"auditId"`
+	Outcome    string `json:"outcome"`
+	EventType  string `json:"eventType"`
+	RuleID     string `json:"ruleId,omitempty"`
+	ApprovalID string `json:"approvalId,omitempty"`
+}
+
+// toolMeta is the _meta of a chat action or tool call: {ahp: …}.
+type toolMeta struct {
+	AHP any `json:"ahp"`
+}
+
+func ref(e *Entry) *toolMeta {
+	return &toolMeta{AHP: &refJSON{AuditID: e.AuditID, Outcome: e.Outcome, EventType: e.EventType, RuleID: e.RuleID, ApprovalID: e.ApprovalID}}
 }
 
 // build returns the action of o.
@@ -198,7 +197,7 @@ func (o *op) message() message {
 func (o *op) readyState() *toolCallState {
 	name := o.toolName()
 	tc := &toolCallState{Status: "pending-confirmation", ToolCallID: o.toolCall, ToolName: name, DisplayName: name,
-		InvocationMessage: o.invocation(), ToolInput: cut(o.toolInput(), maxChatInput), turn: o.turnID}
+		InvocationMessage: o.invocation(), ToolInput: o.toolInput(), turn: o.turnID}
 	if o.how != "" {
 		tc.Status, tc.Confirmed = "running", o.how
 	}
@@ -213,7 +212,7 @@ func (o *op) readyState() *toolCallState {
 		// The policy escalated: it could not call the action safe or
 		// unsafe on its own, so the score is the middle of the scale.
 		tc.RiskAssessment = &riskAssessment{Kind: "judge", Status: "complete", Reason: reason, Safety: 0.5}
-		tc.Meta = map[string]any{"ahp": map[string]any{"approval": approvalJSON(*o.appr)}}
+		tc.Meta = &toolMeta{AHP: map[string]any{"approval": approvalJSON(*o.appr)}}
 	case o.entry != nil:
 		tc.Meta = ref(o.entry)
 	}
@@ -277,12 +276,24 @@ func (o *op) toolName() string {
 	return "action"
 }
 
-func (o *op) toolInput() string {
-	var ev struct {
-		Payload json.RawMessage `json:"payload"`
+// toolInput is the event's payload, as JSON text cut at maxChatInput
+// bytes (read with one scan, and not copied when short: the chat's state
+// takes it on the decision path, and the event is held anyway).
+func (o *op) toolInput() text {
+	ev := o.eventOf()
+	var payload []byte
+	if jsonscan.Kind(ev) == '{' {
+		_ = jsonscan.ObjectValid(ev, func(k, v []byte) error {
+			if string(k) == "payload" {
+				payload = v
+			}
+			return nil
+		})
 	}
-	_ = json.Unmarshal(o.eventOf(), &ev)
-	return string(ev.Payload)
+	if len(payload) > maxChatInput {
+		return text(cut(string(payload), maxChatInput))
+	}
+	return text(payload)
 }
 
 func (o *op) invocation() string {
@@ -349,7 +360,15 @@ func (s *session) callOps(src op, t time.Time) []op {
 // recordOps returns the actions of an audit record for session s, and
 // updates the session's tool-call and chat bookkeeping.
 func (s *session) recordOps(e *Entry) []op {
-	ops := []op{{kind: opRecorded, entry: e}}
+	n := 2 // room for the ops of the record's kind, allocated once
+	switch e.EventType {
+	case "pre_action":
+		n = 6
+	case "pre_prompt":
+		n = 3
+	}
+	ops := make([]op, 1, n)
+	ops[0] = op{kind: opRecorded, entry: e}
 	switch {
 	case e.EventType == "pre_prompt":
 		ops = append(ops, s.turnEnd(e.Time)...)

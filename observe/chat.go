@@ -69,9 +69,9 @@ type toolCallState struct {
 	ToolName          string          `json:"toolName"`
 	DisplayName       string          `json:"displayName"`
 	Intention         string          `json:"intention,omitempty"`
-	Meta              map[string]any  `json:"_meta,omitempty"`
+	Meta              *toolMeta       `json:"_meta,omitempty"`
 	InvocationMessage string          `json:"invocationMessage"`
-	ToolInput         string          `json:"toolInput,omitempty"`
+	ToolInput         text            `json:"toolInput,omitempty"`
 	ConfirmationTitle string          `json:"confirmationTitle,omitempty"`
 	RiskAssessment    *riskAssessment `json:"riskAssessment,omitempty"`
 	Confirmed         string          `json:"confirmed,omitempty"`
@@ -81,6 +81,13 @@ type toolCallState struct {
 	ReasonMessage     string          `json:"reasonMessage,omitempty"`
 	turn              string          // the turn the call belongs to
 }
+
+// text is a string held as bytes (a tool call's input, a slice of its
+// event); it is sent as a JSON string.
+type text []byte
+
+// MarshalJSON writes t as a JSON string.
+func (t text) MarshalJSON() ([]byte, error) { return json.Marshal(string(t)) }
 
 // message is the Host Protocol's Message that opens a turn.
 type message struct {
@@ -254,12 +261,12 @@ func (s *session) chatModified() time.Time {
 }
 
 func (s *session) chatSummary() chatSummary {
-	return chatSummary{Resource: ChatChannel(s.id), Title: s.id, Status: s.status(), ModifiedAt: s.chatModified(), Origin: userOrigin}
+	return chatSummary{Resource: s.chatURI, Title: s.id, Status: s.status(), ModifiedAt: s.chatModified(), Origin: userOrigin}
 }
 
 // chatState returns the chat's snapshot state.
 func (s *session) chatState() ChatState {
-	st := ChatState{Resource: ChatChannel(s.id), Title: s.id, Status: s.status(), ModifiedAt: s.chatModified(),
+	st := ChatState{Resource: s.chatURI, Title: s.id, Status: s.status(), ModifiedAt: s.chatModified(),
 		Origin: userOrigin, Turns: make([]turnJSON, 0, len(s.chat.turns))}
 	for _, t := range s.chat.turns {
 		st.Turns = append(st.Turns, t.json())

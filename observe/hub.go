@@ -257,7 +257,7 @@ func (h *Hub) sessionLocked(id string) (*session, bool) {
 func (h *Hub) evictLocked(keep string) {
 	all := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
-		if s.id != keep && len(h.subs[SessionChannel(s.id)]) == 0 && len(s.pending) == 0 {
+		if s.id != keep && len(h.subs[s.uri]) == 0 && len(h.subs[s.chatURI]) == 0 && len(s.pending) == 0 {
 			all = append(all, s)
 		}
 	}
@@ -271,7 +271,7 @@ func (h *Hub) evictLocked(keep string) {
 			h.nActive--
 		}
 		delete(h.sessions, s.id)
-		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id)})
+		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": s.uri})
 	}
 	h.evictAt = 0
 	if len(h.sessions) > h.o.MaxSessions {
@@ -371,7 +371,7 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 	for i := range ops {
 		switch {
 		case ops[i].kind == opInputSet:
-			req, _ := json.Marshal(ops[i].inputRequest(SessionChannel(s.id)))
+			req, _ := json.Marshal(ops[i].inputRequest(s.uri))
 			s.pending[a.ID] = pendingReq{Request: req, seq: h.seq + uint64(len(ops))}
 		case ops[i].kind == opConfirmed && hasOrigin:
 			ops[i].origin = &orig
@@ -421,7 +421,10 @@ func encodeAction(channel string, action any, seq uint64, orig *origin) (params 
 // publishLocked gives o the next serverSeq, keeps it in the ring and the
 // session's replay index, and queues it to the session's subscribers.
 func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
-	ch := channelOf(o.kind, s.id)
+	ch := s.uri
+	if o.kind.onChat() {
+		ch = s.chatURI
+	}
 	h.seq++
 	ie.seq = h.seq
 	if o.kind == opRun {
@@ -434,10 +437,10 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 	}
 	if len(h.subs[ch]) == 0 {
 		cp := *o
-		h.pushFrameLocked(frame{seq: h.seq, channel: ch, session: SessionChannel(s.id), lazy: &cp})
+		h.pushFrameLocked(frame{seq: h.seq, channel: ch, session: s.uri, lazy: &cp})
 		return
 	}
-	p, data := encodeAction(ch, o.build(SessionChannel(s.id)), h.seq, o.origin)
+	p, data := encodeAction(ch, o.build(s.uri), h.seq, o.origin)
 	h.pushLocked(ch, p, data)
 }
 
@@ -599,7 +602,7 @@ func (h *Hub) flushSummaries() {
 	for _, s := range h.sessions {
 		if s.dirty {
 			s.dirty = false
-			h.notifyRootLocked("root/sessionSummaryChanged", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id), "changes": s.wire()})
+			h.notifyRootLocked("root/sessionSummaryChanged", map[string]any{"channel": RootChannel, "session": s.uri, "changes": s.wire()})
 		}
 	}
 	h.activeChangedLocked()

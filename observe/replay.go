@@ -104,7 +104,7 @@ func (h *Hub) reconnect(ctx context.Context, o *observer, id json.RawMessage, la
 				snapshot = true
 				break
 			}
-			es := s.index.after(lastSeen, ch == ChatChannel(s.id))
+			es := s.index.after(lastSeen, ch == s.chatURI)
 			if len(es) > maxStoreReplay {
 				snapshot = true
 				break

@@ -173,6 +173,8 @@ type SummaryMeta struct {
 // session is the hub's state of one session.
 type session struct {
 	id       string
+	uri      string // its session channel
+	chatURI  string // its chat channel
 	summary  Summary
 	timeline []Entry               // the newest maxTimeline entries, oldest first
 	open     map[string]string     // tool name → id of the last allowed tool call not yet completed
@@ -200,7 +202,7 @@ type pendingReq struct {
 
 func newSession(id string, now time.Time) *session {
 	now = now.UTC().Truncate(time.Millisecond)
-	s := &session{id: id, summary: Summary{Resource: SessionChannel(id), Provider: "ahp", Title: id,
+	s := &session{id: id, uri: SessionChannel(id), chatURI: ChatChannel(id), summary: Summary{Resource: SessionChannel(id), Provider: "ahp", Title: id,
 		CreatedAt: now, ModifiedAt: now},
 		open: map[string]string{}, pending: map[string]pendingReq{}, runs: map[string]json.RawMessage{},
 		announced: map[string]bool{}, confirmed: map[string]bool{}, chat: newChat()}
@@ -295,7 +297,7 @@ func (s *session) state() State {
 	sm := s.wire()
 	st := State{Resource: sm.Resource, Provider: sm.Provider, Title: sm.Title, Status: sm.Status, Activity: sm.Activity,
 		CreatedAt: sm.CreatedAt, ModifiedAt: sm.ModifiedAt, Lifecycle: "ready", ActiveClients: []any{},
-		Chats: []chatSummary{s.chatSummary()}, DefaultChat: ChatChannel(s.id), InputNeeded: []json.RawMessage{}}
+		Chats: []chatSummary{s.chatSummary()}, DefaultChat: s.chatURI, InputNeeded: []json.RawMessage{}}
 	st.Meta.AHP = StateMeta{SummaryMeta: sm.Meta.AHP, Timeline: append([]Entry(nil), s.shown()...), Runs: []json.RawMessage{}}
 	reqs := make([]pendingReq, 0, len(s.pending))
 	for _, p := range s.pending {
