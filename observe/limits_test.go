@@ -437,7 +437,13 @@ func TestEvictionWithPinnedSessions(t *testing.T) {
 	ob := &observer{h: hub, q: make(chan []byte, 1<<16), failed: make(chan struct{}), done: make(chan struct{}), subs: map[string]bool{}}
 	hub.mu.Lock()
 	for i := 1; i <= 10; i++ {
-		hub.subscribeLocked(ob, SessionChannel(fmt.Sprintf("s-%d", i)))
+		// Half of them are watched through their chat only: that pins
+		// them too.
+		ch := SessionChannel(fmt.Sprintf("s-%d", i))
+		if i%2 == 0 {
+			ch = ChatChannel(fmt.Sprintf("s-%d", i))
+		}
+		hub.subscribeLocked(ob, ch)
 	}
 	hub.mu.Unlock()
 	var most atomic.Int64
