@@ -594,6 +594,29 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 	hp.waitStore(t, session, 1)
 	ch := "ahp-session:/" + session
 
+	// A second observer watches the session's chat live, never leaving:
+	// what a reconnect replays of the chat (from the ring or rebuilt from
+	// the store) must be exactly what it saw.
+	cch := "ahp-chat:/" + session
+	live := hp.dial(t, observerKey)
+	live.call("initialize", initParams(cch), nil)
+	var liveMu sync.Mutex
+	liveActs := map[uint64]string{}
+	go func() {
+		for n := range live.in {
+			var env struct {
+				Channel   string          `json:"channel"`
+				ServerSeq uint64          `json:"serverSeq"`
+				Action    json.RawMessage `json:"action"`
+			}
+			if n.Method == "action" && json.Unmarshal(n.Params, &env) == nil && env.Channel == cch {
+				liveMu.Lock()
+				liveActs[env.ServerSeq] = string(env.Action)
+				liveMu.Unlock()
+			}
+		}
+	}()
+
 	o := hp.dial(t, observerKey)
 	o.call("initialize", initParams(), nil)
 	r := o.call("subscribe", map[string]any{"channel": ch}, nil)
@@ -603,6 +626,7 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 	must(t, json.Unmarshal(r.Result, &sr))
 	m, err := newMirror(sr.Snapshot)
 	must(t, err)
+	chatFrom := m.lastSeq
 	sendLoad(t, c, 40, 1000)
 	// Read part of the stream, then drop the connection mid-stream.
 	for got := 0; got < 15; {
@@ -645,6 +669,31 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 	reconnect("replay")
 	if d := diffCounts(m.entries, want); d != "" {
 		t.Fatalf("reconstructed state differs from the store (%d entries):\n%s", m.n, d)
+	}
+	// The chat from the start, far beyond the ring: rebuilt from the store.
+	o = hp.dial(t, observerKey)
+	r = o.call("reconnect", map[string]any{"channel": "ahp-root://", "clientId": "test",
+		"lastSeenServerSeq": chatFrom, "subscriptions": []string{cch}}, nil)
+	var rr struct {
+		Type    string `json:"type"`
+		Actions []struct {
+			Channel   string          `json:"channel"`
+			ServerSeq uint64          `json:"serverSeq"`
+			Action    json.RawMessage `json:"action"`
+		} `json:"actions"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &rr) != nil || rr.Type != "replay" {
+		t.Fatalf("chat reconnect: %+v %.300s", r.Error, r.Result)
+	}
+	liveMu.Lock()
+	defer liveMu.Unlock()
+	if len(rr.Actions) != len(liveActs) || len(rr.Actions) < 100 {
+		t.Fatalf("chat replay: %d actions, the live observer saw %d (want at least 100)", len(rr.Actions), len(liveActs))
+	}
+	for _, a := range rr.Actions {
+		if liveActs[a.ServerSeq] != string(a.Action) {
+			t.Fatalf("chat action %d replayed as %s, sent live as %s", a.ServerSeq, a.Action, liveActs[a.ServerSeq])
+		}
 	}
 }
 
