@@ -695,10 +695,11 @@ func TestSpecSessionChatAndDispatch(t *testing.T) {
 			t.Fatalf("a dispatch on a missing channel was echoed: %v", env)
 		}
 	}
-	want := "[turn-"
-	if got := model.shape(); !strings.HasPrefix(got, want) || !strings.Contains(got, "ev-3=completed ev-5=cancelled ap-a1=cancelled]") {
-		// ap-a1 ran (approved) and the turn ended before its post_action:
-		// the reducers cancel (skip) a call still running at turn end.
+	// One turn, opened by the prompt and completed by the response; ap-a1
+	// ran (approved) and the turn ended before its post_action, so the
+	// reducers cancel (skip) it.
+	if got := model.shape(); !strings.HasPrefix(got, "[turn-") || !strings.HasSuffix(got, " complete: ev-3=completed ev-5=cancelled ap-a1=cancelled]") ||
+		strings.Count(got, "[") != 1 {
 		t.Fatalf("reduced chat %s", got)
 	}
 	// The snapshot now equals what the reducers built.
