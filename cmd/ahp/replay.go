@@ -15,6 +15,7 @@ import (
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/replay"
+	"github.com/ahp-go/ahp/service"
 	"github.com/ahp-go/ahp/store/sqlite"
 )
 
@@ -203,7 +204,10 @@ func runReplay(cmd *cobra.Command, f *replayFlags) error {
 // policyOptions builds the policy options: the configuration's (or the
 // zero value's, as ahp serve without a configuration), then the flags given.
 func (f *replayFlags) policyOptions(cmd *cobra.Command, cfg config.Config) (policy.Options, error) {
-	opts := policy.Options{Packs: cfg.Policy.Packs, Params: cfg.Policy.Params}
+	// The settings outside the policy that its version covers, as ahp
+	// serve computes them: the new version is comparable with the
+	// recorded ones.
+	opts := policy.Options{Packs: cfg.Policy.Packs, Params: cfg.Policy.Params, Settings: service.PolicySettings(cfg)}
 	if cfg.Policy.Default == "block" {
 		opts.Default = protocol.DecisionBlock
 	}
