@@ -167,6 +167,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`eval "$(./gen init)"`:                                                  "opaque_code.hidden_code",
 		`npm publish --dry-run false`:                                           "approvals.publish",
 		`sudo gdebi -n ./x.deb`:                                                 "system_integrity.package_manager",
+		`sudo alien -i x.rpm`:                                                   "system_integrity.package_manager",
 		`ssh-copy-id -o ProxyCommand='sh -c x' ann@h`:                           "persistence.command_config",
 		`passwd -S -d root`:                                                     "privilege.accounts",
 		`eval "$(head -c 4096 init)"`:                                           "opaque_code.hidden_code",
@@ -214,7 +215,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`eval "$(oh-my-posh init bash)"`, `source <(ng completion script)`, `gh completion -s bash >> ~/.bashrc`,
 		`sg run --pattern 'foo($A)' --rewrite 'bar($A)' --lang ts`,
 		`python3 -m http.server 8000 --bind 127.0.0.1`, `kubectl proxy`, `kubectl proxy --port=8011 --www=./site`,
-		`systemctl set-property x.service CPUQuota=50%`, `at -r 3`, `emerge -S x`, `apt show nginx`, `dpkg -l`,
+		`systemctl set-property x.service CPUQuota=50%`, `alien -r x.deb`, `at -r 3`, `emerge -S x`, `apt show nginx`, `dpkg -l`,
 		`aws s3api delete-object --bucket b --key k`, `starship init zsh >> ~/.zshrc`, `aa-teardown -h`,
 		`python3 -c 'import os
 for i in range(4):
