@@ -159,21 +159,28 @@ func (c *evalCtx) effects() []effects.Effect {
 	return c.acts
 }
 
-// kindMask returns the kinds of the action's effects, read once.
+// kindMask returns the kinds of the action's effects, read once, and
+// keeps each effect's kind bit for meetsAny.
 func (c *evalCtx) kindMask() kindMask {
 	if !c.maskRead {
 		c.maskRead = true
-		c.mask = maskOf(c.effects())
+		es := c.effects()
+		c.bits = c.bits[:0]
+		for i := range es {
+			b, _ := kindBit(string(es[i].Kind))
+			c.bits = append(c.bits, b)
+			c.mask |= b
+		}
 	}
 	return c.mask
 }
 
-// runsAny reports whether an effect of the action names one of programs
-// (any kind: a rule's program test may sit beside a kind test of its own).
-func (c *evalCtx) runsAny(programs map[string]bool) bool {
+// meetsAny reports whether an effect of the action meets need.
+func (c *evalCtx) meetsAny(need condNeed) bool {
+	c.kindMask()
 	es := c.effects()
 	for i := range es {
-		if programs[es[i].Program] {
+		if need.meets(&es[i], c.bits[i]) {
 			return true
 		}
 	}

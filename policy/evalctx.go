@@ -31,6 +31,7 @@ type evalCtx struct {
 	acts        []effects.Effect
 	effectsRead bool
 	mask        kindMask
+	bits        []kindMask // the kind bit of each of acts, with mask
 	maskRead    bool
 }
 
@@ -44,7 +45,9 @@ func (c *evalCtx) release() {
 	if o, ok := c.payload.(*jsonObject); ok {
 		o.ev, o.sp = nil, nil
 	}
+	bits := c.bits[:0]
 	*c = evalCtx{}
+	c.bits = bits
 	ctxPool.Put(c)
 }
 

@@ -146,8 +146,8 @@ func (r *rule) test(c *evalCtx) (bool, error) {
 	if r.kinds != 0 && !noKindFilter && c.kindMask()&r.kinds == 0 {
 		return false, nil // it needs an effect of a kind the action has none of
 	}
-	if r.programs != nil && !noKindFilter && !c.runsAny(r.programs) {
-		return false, nil // it needs a program the action does not run
+	if r.need != nil && !noKindFilter && !c.meetsAny(r.need) {
+		return false, nil // it needs an effect (a program, a word) the action has none of
 	}
 	v, _, err := r.cond.Eval(c.activation())
 	if err != nil {
