@@ -166,6 +166,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	set.def = defaultResult(def, opts.DefaultReason, version)
 	set.applyMode(opts.Mode)
 	set.buildIndex()
+	set.buildNeeds()
 	return set, nil
 }
 

@@ -175,18 +175,6 @@ func (c *evalCtx) kindMask() kindMask {
 	return c.mask
 }
 
-// meetsAny reports whether an effect of the action meets need.
-func (c *evalCtx) meetsAny(need condNeed) bool {
-	c.kindMask()
-	es := c.effects()
-	for i := range es {
-		if need.meets(&es[i], c.bits[i]) {
-			return true
-		}
-	}
-	return false
-}
-
 // payloadEffects converts a decoded payload to plain Go values and reads
 // its effects. A payload that is not an object has none; one that cannot be
 // converted (too deep) is one Unknown effect.

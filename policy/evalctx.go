@@ -33,6 +33,11 @@ type evalCtx struct {
 	mask        kindMask
 	bits        []kindMask // the kind bit of each of acts, with mask
 	maskRead    bool
+	// facts are what the rules' needs read of each effect (readFacts);
+	// wordBuf holds their word sets.
+	facts     []effectFacts
+	wordBuf   []uint64
+	factsRead bool
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}
@@ -45,9 +50,9 @@ func (c *evalCtx) release() {
 	if o, ok := c.payload.(*jsonObject); ok {
 		o.ev, o.sp = nil, nil
 	}
-	bits := c.bits[:0]
+	bits, facts, words := c.bits[:0], c.facts[:0], c.wordBuf[:0]
 	*c = evalCtx{}
-	c.bits = bits
+	c.bits, c.facts, c.wordBuf = bits, facts, words
 	ctxPool.Put(c)
 }
 

@@ -60,10 +60,10 @@ func conditionNeed(a *cel.Ast, params map[string]any) condNeed {
 type condNeed []needTerm
 
 // needTerm is met by an effect of one of kinds (0: any kind) that also
-// meets prog (nil: any effect). A term always has one or the other.
+// meets every one of progs. A term always has kinds or progs.
 type needTerm struct {
 	kinds kindMask
-	prog  *effectNeed
+	progs []*effectNeed
 }
 
 // kinds returns the kinds of which the need needs one, or 0 when a term
@@ -77,16 +77,6 @@ func (n condNeed) kinds() kindMask {
 		m |= t.kinds
 	}
 	return m
-}
-
-// meets reports whether e meets a term of the need; bit is e's kind bit.
-func (n condNeed) meets(e *effects.Effect, bit kindMask) bool {
-	for _, t := range n {
-		if (t.kinds == 0 || t.kinds&bit != 0) && (t.prog == nil || t.prog.meets(e)) {
-			return true
-		}
-	}
-	return false
 }
 
 // both is the need of "a && b" over the same effect: a single term of one
@@ -107,9 +97,7 @@ func both(a, b condNeed) condNeed {
 		case t.kinds != 0 && u.kinds&t.kinds != 0:
 			u.kinds &= t.kinds
 		}
-		if u.prog == nil {
-			u.prog = t.prog
-		}
+		u.progs = append(append([]*effectNeed(nil), u.progs...), t.progs...)
 		out[i] = u
 	}
 	return out
@@ -117,31 +105,14 @@ func both(a, b condNeed) condNeed {
 
 // effectNeed is a test of one effect's program and arguments: its program
 // is one of names or matches one of res, or one of its argument words is
-// one of words.
+// one of words. index (needindex.go) turns it into bit sets.
 type effectNeed struct {
 	names map[string]bool
 	res   []*regexp.Regexp
 	words map[string]bool
-}
 
-// meets reports whether e passes the test.
-func (n *effectNeed) meets(e *effects.Effect) bool {
-	if n.names[e.Program] {
-		return true
-	}
-	for _, re := range n.res {
-		if re.MatchString(e.Program) {
-			return true
-		}
-	}
-	if len(n.words) > 0 {
-		for _, a := range e.Argv {
-			if n.words[a] {
-				return true
-			}
-		}
-	}
-	return false
+	nameBits, wordBits bitset // names and words, numbered by the set's needIndex
+	reIDs              []int  // res, numbered by the set's needIndex
 }
 
 // needReader reads the needs of a condition: v.kind == "x", v.kind in
@@ -238,11 +209,11 @@ func (r needReader) leaf(e celast.Expr, v string) (condNeed, bool) {
 			}
 		}
 		if p, ok := programLeaf(c, v, r.params); ok {
-			return condNeed{{prog: p}}, true
+			return condNeed{{progs: []*effectNeed{p}}}, true
 		}
 	case celast.ComprehensionKind:
 		if words, ok := argvNeedWords(e.AsComprehension(), v); ok {
-			return condNeed{{prog: &effectNeed{words: words}}}, true
+			return condNeed{{progs: []*effectNeed{{words: words}}}}, true
 		}
 	}
 	return nil, false

@@ -35,6 +35,8 @@ type Set struct {
 	shadow *shadowRules
 	// guidance holds the guidance entries of the policy files, in order.
 	guidance []*Guidance
+	// needs numbers what the rules' condition filters test (needindex.go).
+	needs *needIndex
 	// agent is what is known of the agents for the effect analysis.
 	agent effects.Context
 
