@@ -39,7 +39,16 @@ func (s *state) recoverFailure() {
 // the hooks of Claude Code, Codex and Gemini CLI send). A payload whose tool
 // is not one the analysis knows yields no effects.
 func Payload(payload map[string]any, ctx Context) (out []Effect) {
+	return PayloadInto(nil, payload, ctx)
+}
+
+// PayloadInto is Payload writing the effects into buf's array (from its
+// start) when they fit, so that a caller reading one payload after another
+// can reuse one buffer: the result shares buf's array, and buf must not be
+// used for anything else while the result is.
+func PayloadInto(buf []Effect, payload map[string]any, ctx Context) (out []Effect) {
 	s := newState(ctx)
+	s.out = buf[:0]
 	defer func() { out = s.out }()
 	defer s.recoverFailure()
 	s.payload(payload)

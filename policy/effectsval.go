@@ -154,7 +154,10 @@ func (effectAdapter) NativeToValue(v any) ref.Val {
 func (c *evalCtx) effects() []effects.Effect {
 	if !c.effectsRead {
 		c.effectsRead = true
-		c.acts = payloadEffects(c.payloadVal(), c.set.agent)
+		c.acts = payloadEffectsInto(c.actsBuf, c.payloadVal(), c.set.agent)
+		if cap(c.acts) <= maxKeptEffects {
+			c.actsBuf = c.acts[:0]
+		}
 	}
 	return c.acts
 }
@@ -179,6 +182,16 @@ func (c *evalCtx) kindMask() kindMask {
 // its effects. A payload that is not an object has none; one that cannot be
 // converted (too deep) is one Unknown effect.
 func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
+	return payloadEffectsInto(nil, payload, agent)
+}
+
+// maxKeptEffects bounds the effect buffer a pooled evaluation context keeps
+// for the next evaluation.
+const maxKeptEffects = 256
+
+// payloadEffectsInto is payloadEffects reusing buf's array (see
+// effects.PayloadInto).
+func payloadEffectsInto(buf []effects.Effect, payload ref.Val, agent effects.Context) []effects.Effect {
 	obj, ok := payload.(*jsonObject)
 	if !ok {
 		return nil
@@ -194,7 +207,7 @@ func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
 	if fs, ok := agent.FS.(*effects.OSFS); ok && agent.Cwd != "" {
 		agent.FS = fs.Within(agent.Cwd)
 	}
-	return effects.Payload(m, agent)
+	return effects.PayloadInto(buf, m, agent)
 }
 
 // Effects returns the effects of an event's action as the rules of s read
