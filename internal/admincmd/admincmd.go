@@ -136,7 +136,8 @@ type reader struct {
 
 func newReader(words []string) *reader {
 	n := len(words)
-	r := &reader{words: words, next: make([]int, n+2), flag: make([]bool, n+1), agent: make([]bool, n+1)}
+	bools := make([]bool, 2*(n+1))
+	r := &reader{words: words, next: make([]int, n+2), flag: bools[:n+1:n+1], agent: bools[n+1:]}
 	r.next[n], r.next[n+1] = n, n
 	for i := n - 1; i >= 0; i-- {
 		w := words[i]
@@ -219,8 +220,11 @@ func (r *reader) classify(i int, known bool) (string, bool) {
 }
 
 func isDistinctFlag(w string) bool {
+	if len(w) < 3 || w[0] != '-' || w[1] != '-' {
+		return false // every distinctive flag is a long one
+	}
 	for _, f := range distinctFlags {
-		if w == f || strings.HasPrefix(w, f+"=") {
+		if w == f || len(w) > len(f) && w[len(f)] == '=' && w[:len(f)] == f {
 			return true
 		}
 	}
