@@ -137,7 +137,7 @@ type reader struct {
 func newReader(words []string) *reader {
 	n := len(words)
 	bools := make([]bool, 2*(n+1))
-	r := &reader{words: words, next: make([]int, n+2), flag: bools[:n+1:n+1], agent: bools[n+1:]}
+	r := &reader{words: words, next: make([]int, n+2), flag: bools[: n+1 : n+1], agent: bools[n+1:]}
 	r.next[n], r.next[n+1] = n, n
 	for i := n - 1; i >= 0; i-- {
 		w := words[i]
