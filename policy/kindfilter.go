@@ -269,13 +269,13 @@ func programLeaf(c celast.CallExpr, v string, params map[string]any) (*effectNee
 		if !ok {
 			return nil, false
 		}
-		all := anyList(lists)
+		all := needList(lists)
 		if all == nil {
 			return nil, false
 		}
 		names := map[string]bool{}
 		for _, l := range all {
-			words := anyList(l)
+			words := needList(l)
 			if words == nil {
 				return nil, false // command_in fails on it: let CEL say so
 			}
@@ -399,7 +399,7 @@ func configStrings(e celast.Expr, params map[string]any) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	l := anyList(v)
+	l := needList(v)
 	if l == nil {
 		return nil, false
 	}
@@ -414,9 +414,9 @@ func configStrings(e celast.Expr, params map[string]any) ([]string, bool) {
 	return out, true
 }
 
-// anyList returns v as a []any when it is a list ([]any or []string), nil
+// needList returns v as a []any when it is a list ([]any or []string), nil
 // otherwise.
-func anyList(v any) []any {
+func needList(v any) []any {
 	switch x := v.(type) {
 	case []any:
 		if x == nil {
