@@ -1,6 +1,9 @@
 package effects
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Shell returns the effects of a shell script (bash syntax) run in ctx.
 func Shell(script string, ctx Context) (out []Effect) {
@@ -36,7 +39,16 @@ func (s *state) recoverFailure() {
 // the hooks of Claude Code, Codex and Gemini CLI send). A payload whose tool
 // is not one the analysis knows yields no effects.
 func Payload(payload map[string]any, ctx Context) (out []Effect) {
+	return PayloadInto(nil, payload, ctx)
+}
+
+// PayloadInto is Payload writing the effects into buf's array (from its
+// start) when they fit, so that a caller reading one payload after another
+// can reuse one buffer: the result shares buf's array, and buf must not be
+// used for anything else while the result is.
+func PayloadInto(buf []Effect, payload map[string]any, ctx Context) (out []Effect) {
 	s := newState(ctx)
+	s.out = buf[:0]
 	defer func() { out = s.out }()
 	defer s.recoverFailure()
 	s.payload(payload)
@@ -53,9 +65,23 @@ type state struct {
 	out     []Effect
 	full    bool
 	steps   int // statements and commands read so far (the shell reader's work budget)
+	// lowerMaps remembers, for the payload maps looked at so far, whether
+	// every key is ASCII without a capital letter (fields).
+	lowerMaps []lowerMap
+	lowerBuf  [4]lowerMap
 }
 
-func newState(ctx Context) *state { return &state{ctx: ctx, via: ""} }
+// lowerMap is one entry of state.lowerMaps.
+type lowerMap struct {
+	m     unsafe.Pointer
+	lower bool
+}
+
+func newState(ctx Context) *state {
+	s := &state{ctx: ctx, via: ""}
+	s.lowerMaps = s.lowerBuf[:0]
+	return s
+}
 
 // add records an effect (with the current reader chain in Via when the
 // effect has none). Past MaxEffects it records one limit Unknown and drops

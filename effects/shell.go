@@ -90,9 +90,9 @@ func (s *state) shellIn(script string, env *shEnv) {
 			}
 			return
 		}
-		if s.out == nil {
+		if want := min(4+len(script)/10, MaxEffects); s.out == nil || len(s.out) == 0 && cap(s.out) < want {
 			// About one effect per 10 bytes of script at most: grow once, not by doubling.
-			s.out = make([]Effect, 0, min(4+len(script)/10, MaxEffects))
+			s.out = make([]Effect, 0, want)
 		}
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)

@@ -142,7 +142,7 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 			continue
 		}
 		for j := 1; j < len(a); j++ {
-			name := "-" + a[j:j+1]
+			name := shShortOpt(a[j])
 			if valued[name] {
 				if j+1 < len(a) {
 					p.opts = append(p.opts, shOpt{name: name, val: shLit(a[j+1:])})
@@ -158,6 +158,23 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 		}
 	}
 	return p
+}
+
+// shShortOpts holds "-c" for every ASCII byte c, so that reading a cluster
+// of short options ("-rf") allocates no name.
+var shShortOpts = func() (t [128]string) {
+	for c := range t {
+		t[c] = "-" + string(rune(c))
+	}
+	return t
+}()
+
+// shShortOpt returns "-" followed by the byte c.
+func shShortOpt(c byte) string {
+	if c < 128 {
+		return shShortOpts[c]
+	}
+	return "-" + string([]byte{c})
 }
 
 // ---- effects on paths ----

@@ -16,11 +16,11 @@ import (
 type sword struct {
 	arg    string    // as it goes into Argv: the value, or the source text when not known
 	val    string    // the value, when known
+	suffix string    // the literal text after the last part not known
+	out    *shStream // the word is a command or process substitution: its output
 	known  bool      // the whole value is known statically
 	glob   bool      // unquoted glob characters (a pattern, not yet matched)
-	out    *shStream // the word is a command or process substitution: its output
 	dyn    bool      // part of the word is a command's output
-	suffix string    // the literal text after the last part not known
 	tree   bool      // a path somewhere under val (find's {})
 }
 

@@ -109,6 +109,11 @@ func (s *state) fields(m map[string]any, name string) []any {
 	if v, ok := m[name]; ok {
 		out = append(out, v)
 	}
+	if lowerASCII(name) && s.lowerKeys(m) {
+		// Two ASCII words with no capital letter are equal ignoring
+		// case only when they are equal.
+		return out
+	}
 	for k, v := range m {
 		if k == name || !strings.EqualFold(k, name) {
 			continue
@@ -128,6 +133,38 @@ func (s *state) fields(m map[string]any, name string) []any {
 		s.unknown(false, "tool: %d members named %q when letter case is ignored, with different values", len(out), name)
 	}
 	return out
+}
+
+// lowerKeys reports whether every key of m is ASCII without a capital
+// letter, remembering the answer for the maps of this analysis.
+func (s *state) lowerKeys(m map[string]any) bool {
+	p := reflect.ValueOf(m).UnsafePointer()
+	for _, e := range s.lowerMaps {
+		if e.m == p {
+			return e.lower
+		}
+	}
+	lower := true
+	for k := range m {
+		if !lowerASCII(k) {
+			lower = false
+			break
+		}
+	}
+	if len(s.lowerMaps) < 16 {
+		s.lowerMaps = append(s.lowerMaps, lowerMap{p, lower})
+	}
+	return lower
+}
+
+// lowerASCII reports whether s is ASCII without a capital letter.
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // stringFields returns the string values of the members named name.

@@ -128,3 +128,27 @@ func BenchmarkEvaluateDefaultPacksSelfProtected(b *testing.B) {
 	}
 	runEvaluate(b, set, in)
 }
+
+// BenchmarkEvaluateServeEvent is what ahp serve does for each event of
+// bench/loadgen (ls -la /workspace/project): every default pack, with
+// self_protection guarding files, addresses and a pid as in
+// BenchmarkEvaluateDefaultPacksSelfProtected.
+func BenchmarkEvaluateServeEvent(b *testing.B) {
+	dir := b.TempDir()
+	opts := Options{Params: SelfProtection{
+		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: dir,
+		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
+	}.Params()}
+	set, err := Compile(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := *benchEvent
+	ev.Payload = json.RawMessage(`{"action_type":"tool_call","tool_name":"bash","arguments":{"command":"ls -la /workspace/project"}}`)
+	in := benchInput()
+	in.Event = &ev
+	if r := set.Evaluate(in); r.Matched {
+		b.Fatalf("unexpected result %+v", r)
+	}
+	runEvaluate(b, set, in)
+}

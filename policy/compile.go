@@ -32,13 +32,12 @@ type rule struct {
 	depthMax   uint32
 
 	cond cel.Program // nil: always true
-	// kinds are the effect kinds of which the condition needs one
-	// (conditionKinds); 0 when it cannot tell.
-	kinds kindMask
-	// programs are the programs of which the condition needs an effect of
-	// one (conditionPrograms); nil when it cannot tell.
-	programs map[string]bool
-	modify   cel.Program // modify outcomes only
+	// need is what the action's effects must hold for the condition to
+	// be true (conditionNeed), nil when it cannot tell; kinds are the
+	// effect kinds of which it needs one, 0 when any kind may do.
+	need   condNeed
+	kinds  kindMask
+	modify cel.Program // modify outcomes only
 
 	decision protocol.Decision // the outcome, with reason and metadata
 	failed   protocol.Decision // the fail-closed block for this rule
@@ -152,7 +151,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 		if s.pack != "" && !strings.HasPrefix(s.id, s.pack+".") {
 			ps.add(s.file, s.line, s.id, "a rule of pack %s must have an id starting with %q", s.pack, s.pack+".")
 		}
-		if r := compileRule(env, s, version, ps); r != nil {
+		if r := compileRule(env, s, version, params, ps); r != nil {
 			rules = append(rules, r)
 		}
 	}
@@ -172,6 +171,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	set.def = defaultResult(def, opts.DefaultReason, version)
 	set.applyMode(opts.Mode)
 	set.buildIndex()
+	set.buildNeeds()
 	return set, nil
 }
 
@@ -185,7 +185,7 @@ func withLines(src Source, specs []*ruleSpec) []*ruleSpec {
 }
 
 // compileRule compiles the CEL of one rule and precomputes its decision.
-func compileRule(env *cel.Env, s *ruleSpec, version string, ps *problems) *rule {
+func compileRule(env *cel.Env, s *ruleSpec, version string, params map[string]any, ps *problems) *rule {
 	r := &rule{
 		id: s.id, pack: s.pack, file: s.file, line: s.line, priority: s.priority, order: s.order,
 		severity: severityOf(s.outcome.kind), eventTypes: s.eventTypes, tools: s.tools, agents: s.agents,
@@ -198,7 +198,8 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, ps *problems) *rule 
 	ok := true
 	if s.condition != nil {
 		r.cond, ok = compileExpr(env, s, s.condition, "condition", true, ps)
-		r.kinds, r.programs = s.kinds, s.programs
+		r.need = conditionNeed(s.condAST, params)
+		r.kinds = r.need.kinds()
 	}
 	if s.outcome.modified != nil {
 		var mok bool
@@ -249,7 +250,7 @@ func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool 
 		return nil, false
 	}
 	if what == "condition" {
-		s.kinds, s.programs = conditionKinds(ast), conditionPrograms(ast)
+		s.condAST = ast
 	}
 	prg, err := env.Program(ast, programOptions...)
 	if err != nil {

@@ -156,36 +156,44 @@ func (effectAdapter) NativeToValue(v any) ref.Val {
 func (c *evalCtx) effects() []effects.Effect {
 	if !c.effectsRead {
 		c.effectsRead = true
-		c.acts = payloadEffects(c.payloadVal(), c.set.agent)
+		c.acts = payloadEffectsInto(c.actsBuf, c.payloadVal(), c.set.agent)
+		if cap(c.acts) <= maxKeptEffects {
+			c.actsBuf = c.acts[:0]
+		}
 	}
 	return c.acts
 }
 
-// kindMask returns the kinds of the action's effects, read once.
+// kindMask returns the kinds of the action's effects, read once, and
+// keeps each effect's kind bit for meetsAny.
 func (c *evalCtx) kindMask() kindMask {
 	if !c.maskRead {
 		c.maskRead = true
-		c.mask = maskOf(c.effects())
-	}
-	return c.mask
-}
-
-// runsAny reports whether an effect of the action names one of programs
-// (any kind: a rule's program test may sit beside a kind test of its own).
-func (c *evalCtx) runsAny(programs map[string]bool) bool {
-	es := c.effects()
-	for i := range es {
-		if programs[es[i].Program] {
-			return true
+		es := c.effects()
+		c.bits = c.bits[:0]
+		for i := range es {
+			b, _ := kindBit(string(es[i].Kind))
+			c.bits = append(c.bits, b)
+			c.mask |= b
 		}
 	}
-	return false
+	return c.mask
 }
 
 // payloadEffects converts a decoded payload to plain Go values and reads
 // its effects. A payload that is not an object has none; one that cannot be
 // converted (too deep) is one Unknown effect.
 func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
+	return payloadEffectsInto(nil, payload, agent)
+}
+
+// maxKeptEffects bounds the effect buffer a pooled evaluation context keeps
+// for the next evaluation.
+const maxKeptEffects = 256
+
+// payloadEffectsInto is payloadEffects reusing buf's array (see
+// effects.PayloadInto).
+func payloadEffectsInto(buf []effects.Effect, payload ref.Val, agent effects.Context) []effects.Effect {
 	obj, ok := payload.(*jsonObject)
 	if !ok {
 		return nil
@@ -210,7 +218,7 @@ func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
 	if fs, ok := agent.FS.(*effects.OSFS); ok && agent.Cwd != "" {
 		agent.FS = fs.Within(agent.Cwd)
 	}
-	return effects.Payload(m, agent)
+	return effects.PayloadInto(buf, m, agent)
 }
 
 // Effects returns the effects of an event's action as the rules of s read

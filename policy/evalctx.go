@@ -29,9 +29,16 @@ type evalCtx struct {
 	arena objArena
 	// acts holds the effects of the event's action once read (effectsRead).
 	acts        []effects.Effect
+	actsBuf     []effects.Effect // kept across evaluations for acts (payloadEffectsInto)
 	effectsRead bool
 	mask        kindMask
+	bits        []kindMask // the kind bit of each of acts, with mask
 	maskRead    bool
+	// facts are what the rules' needs read of each effect (readFacts);
+	// wordBuf holds their word sets.
+	facts     []effectFacts
+	wordBuf   []uint64
+	factsRead bool
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}
@@ -44,7 +51,9 @@ func (c *evalCtx) release() {
 	if o, ok := c.payload.(*jsonObject); ok {
 		o.ev, o.sp = nil, nil
 	}
+	bits, facts, words, acts := c.bits[:0], c.facts[:0], c.wordBuf[:0], c.actsBuf[:0]
 	*c = evalCtx{}
+	c.bits, c.facts, c.wordBuf, c.actsBuf = bits, facts, words, acts
 	ctxPool.Put(c)
 }
 

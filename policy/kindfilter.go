@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"regexp"
+
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/operators"
@@ -36,146 +38,407 @@ func kindBit(k string) (kindMask, bool) {
 	return 0, false
 }
 
-// maskOf returns the kinds present in es.
-func maskOf(es []effects.Effect) kindMask {
-	var m kindMask
-	for i := range es {
-		if b, ok := kindBit(string(es[i].Kind)); ok {
-			m |= b
-		}
-	}
-	return m
-}
-
-// conditionKinds returns the kinds a checked condition needs one of, or 0
-// when it cannot tell (the rule is always evaluated).
-func conditionKinds(a *cel.Ast) kindMask {
-	if a == nil || a.NativeRep() == nil {
-		return 0
-	}
-	m, _ := kindNeeds.required(a.NativeRep().Expr())
-	return m
-}
-
-// conditionPrograms returns the programs of which a condition needs an
-// effect of one, or nil when it cannot tell.
-func conditionPrograms(a *cel.Ast) map[string]bool {
+// conditionNeed returns what a checked condition needs of the action's
+// effects (a condNeed), or nil when it cannot tell (the rule is always
+// evaluated). params are the set's config values: config.X is a constant
+// of the set, so a test such as "e.program in config.X" is read from them.
+func conditionNeed(a *cel.Ast, params map[string]any) condNeed {
 	if a == nil || a.NativeRep() == nil {
 		return nil
 	}
-	ps, ok := programNeeds.required(a.NativeRep().Expr())
+	r := needReader{params: params}
+	need, ok := r.required(a.NativeRep().Expr())
 	if !ok {
 		return nil
 	}
-	return ps
+	return need
 }
 
-// needs reads one kind of need (a set T of kinds or of programs) out of a
-// condition: union joins two sets, leaf reads one field test of the
-// element v (v.field == "x", v.field in [...]).
-type needs[T any] struct {
-	union func(a, b T) T
-	leaf  func(fn string, args []celast.Expr, v string) (T, bool)
+// condNeed is what a condition needs for it to be true: an effect of the
+// action that meets one of its terms. It is only ever a necessary
+// condition: when an effect meets it, the rule's CEL still decides.
+type condNeed []needTerm
+
+// needTerm is met by an effect of one of kinds (0: any kind) that also
+// meets every one of progs. A term always has kinds or progs.
+type needTerm struct {
+	kinds kindMask
+	progs []*effectNeed
 }
 
-var (
-	kindNeeds = needs[kindMask]{
-		union: func(a, b kindMask) kindMask { return a | b },
-		leaf: func(fn string, args []celast.Expr, v string) (kindMask, bool) {
-			var m kindMask
-			for _, s := range fieldLiterals(fn, args, v, "kind") {
-				b, ok := kindBit(s)
-				if !ok {
-					return 0, false
-				}
-				m |= b
-			}
-			return m, m != 0
-		},
+// kinds returns the kinds of which the need needs one, or 0 when a term
+// takes any kind.
+func (n condNeed) kinds() kindMask {
+	var m kindMask
+	for _, t := range n {
+		if t.kinds == 0 {
+			return 0
+		}
+		m |= t.kinds
 	}
-	programNeeds = needs[map[string]bool]{
-		union: func(a, b map[string]bool) map[string]bool {
-			out := make(map[string]bool, len(a)+len(b))
-			for k := range a {
-				out[k] = true
-			}
-			for k := range b {
-				out[k] = true
-			}
-			return out
-		},
-		leaf: func(fn string, args []celast.Expr, v string) (map[string]bool, bool) {
-			m := map[string]bool{}
-			for _, s := range fieldLiterals(fn, args, v, "program") {
-				m[s] = true
-			}
-			return m, len(m) > 0
-		},
-	}
-)
+	return m
+}
 
-// required reads e as "true only if an effect meeting this need exists".
-func (n needs[T]) required(e celast.Expr) (T, bool) {
-	var zero T
+// both is the need of "a && b" over the same effect: a single term of one
+// side narrows every term of the other; otherwise either side will do.
+func both(a, b condNeed) condNeed {
+	if len(b) == 1 && len(a) != 1 {
+		a, b = b, a
+	}
+	if len(a) != 1 {
+		return a
+	}
+	t := a[0]
+	out := make(condNeed, len(b))
+	for i, u := range b {
+		switch {
+		case u.kinds == 0:
+			u.kinds = t.kinds
+		case t.kinds != 0 && u.kinds&t.kinds != 0:
+			u.kinds &= t.kinds
+		}
+		u.progs = append(append([]*effectNeed(nil), u.progs...), t.progs...)
+		out[i] = u
+	}
+	return out
+}
+
+// effectNeed is a test of one effect's program and arguments: its program
+// is one of names or matches one of res, or one of its argument words is
+// one of words. index (needindex.go) turns it into bit sets.
+type effectNeed struct {
+	names map[string]bool
+	res   []*regexp.Regexp
+	words map[string]bool
+
+	nameBits, wordBits bitset // names and words, numbered by the set's needIndex
+	reIDs              []int  // res, numbered by the set's needIndex
+}
+
+// needReader reads the needs of a condition: v.kind == "x", v.kind in
+// [...], v.program == "x", v.program in [...] or config.X,
+// v.program.matches('re'), command_in(v.program, _, config.X), "x" in
+// v.argv and v.argv.exists(a, a == "x" || a in [...]), joined by && and
+// || inside an exists() over event.effects, and such exists() joined by
+// && and ||.
+type needReader struct {
+	params map[string]any
+}
+
+// required reads e as "true only if an effect meeting the need exists".
+// The two sides of a && may be about different effects, so one of them
+// is taken; both sides of a || must be read.
+func (r needReader) required(e celast.Expr) (condNeed, bool) {
 	switch e.Kind() {
 	case celast.CallKind:
 		c := e.AsCall()
 		args := c.Args()
 		switch c.FunctionName() {
 		case operators.LogicalAnd:
-			if m, ok := n.required(args[0]); ok {
+			if m, ok := r.required(args[0]); ok {
 				return m, true
 			}
-			return n.required(args[1])
+			return r.required(args[1])
 		case operators.LogicalOr:
-			m1, ok1 := n.required(args[0])
-			m2, ok2 := n.required(args[1])
+			m1, ok1 := r.required(args[0])
+			m2, ok2 := r.required(args[1])
 			if ok1 && ok2 {
-				return n.union(m1, m2), true
+				return append(append(condNeed{}, m1...), m2...), true
 			}
 		}
 	case celast.ComprehensionKind:
 		comp := e.AsComprehension()
-		if !isEventEffects(comp.IterRange()) {
-			return zero, false
+		if !isEventEffects(comp.IterRange()) || comp.HasIterVar2() || !isExists(comp) {
+			return nil, false
 		}
-		step := comp.LoopStep()
-		if step.Kind() != celast.CallKind || step.AsCall().FunctionName() != operators.LogicalOr {
-			return zero, false // not exists(): all() and the like are true on no effect
-		}
-		sargs := step.AsCall().Args()
-		if sargs[0].Kind() != celast.IdentKind || sargs[0].AsIdent() != comp.AccuVar() {
-			return zero, false
-		}
-		return n.predicate(sargs[1], comp.IterVar())
+		return r.predicate(comp.LoopStep().AsCall().Args()[1], comp.IterVar())
 	}
-	return zero, false
+	return nil, false
 }
 
 // predicate reads the body of an exists() over effects for what it needs
-// of its element v.
-func (n needs[T]) predicate(e celast.Expr, v string) (T, bool) {
-	var zero T
-	if e.Kind() != celast.CallKind {
-		return zero, false
-	}
-	c := e.AsCall()
-	args := c.Args()
-	switch c.FunctionName() {
-	case operators.LogicalAnd:
-		if m, ok := n.predicate(args[0], v); ok {
-			return m, true
+// of its element v. In CEL "false && error" and "error && false" are both
+// false, so a conjunct that is false makes the body false whatever the
+// other does; that is what makes reading one side of a && sound.
+func (r needReader) predicate(e celast.Expr, v string) (condNeed, bool) {
+	if e.Kind() == celast.CallKind {
+		c := e.AsCall()
+		args := c.Args()
+		switch c.FunctionName() {
+		case operators.LogicalAnd:
+			m1, ok1 := r.predicate(args[0], v)
+			m2, ok2 := r.predicate(args[1], v)
+			switch {
+			case ok1 && ok2:
+				return both(m1, m2), true
+			case ok1:
+				return m1, true
+			}
+			return m2, ok2
+		case operators.LogicalOr:
+			m1, ok1 := r.predicate(args[0], v)
+			m2, ok2 := r.predicate(args[1], v)
+			if ok1 && ok2 {
+				return append(append(condNeed{}, m1...), m2...), true
+			}
+			return nil, false
 		}
-		return n.predicate(args[1], v)
-	case operators.LogicalOr:
-		m1, ok1 := n.predicate(args[0], v)
-		m2, ok2 := n.predicate(args[1], v)
-		if ok1 && ok2 {
-			return n.union(m1, m2), true
-		}
-		return zero, false
 	}
-	return n.leaf(c.FunctionName(), args, v)
+	return r.leaf(e, v)
+}
+
+// leaf reads one test of the element v.
+func (r needReader) leaf(e celast.Expr, v string) (condNeed, bool) {
+	if v == "config" {
+		return nil, false // config names the element here, not the set's values
+	}
+	switch e.Kind() {
+	case celast.CallKind:
+		c := e.AsCall()
+		if !c.IsMemberFunction() {
+			var m kindMask
+			for _, s := range fieldLiterals(c.FunctionName(), c.Args(), v, "kind") {
+				b, ok := kindBit(s)
+				if !ok {
+					return nil, false
+				}
+				m |= b
+			}
+			if m != 0 {
+				return condNeed{{kinds: m}}, true
+			}
+		}
+		if p, ok := programLeaf(c, v, r.params); ok {
+			return condNeed{{progs: []*effectNeed{p}}}, true
+		}
+	case celast.ComprehensionKind:
+		if words, ok := argvNeedWords(e.AsComprehension(), v); ok {
+			return condNeed{{progs: []*effectNeed{{words: words}}}}, true
+		}
+	}
+	return nil, false
+}
+
+// programLeaf reads one call of an exists() body over effects as a need on
+// the element's program or arguments.
+func programLeaf(c celast.CallExpr, v string, params map[string]any) (*effectNeed, bool) {
+	fn, args := c.FunctionName(), c.Args()
+	if c.IsMemberFunction() && fn != "matches" {
+		return nil, false
+	}
+	if ps := fieldLiterals(fn, args, v, "program"); ps != nil {
+		return &effectNeed{names: setOf(ps)}, true
+	}
+	switch fn {
+	case operators.In:
+		if isFieldOf(args[0], v, "program") {
+			if ps, ok := configStrings(args[1], params); ok && len(ps) > 0 {
+				return &effectNeed{names: setOf(ps)}, true
+			}
+		}
+		if s, ok := stringLit(args[0]); ok && isFieldOf(args[1], v, "argv") {
+			return &effectNeed{words: map[string]bool{s: true}}, true // "x" in v.argv
+		}
+	case "matches":
+		var subj, pat celast.Expr
+		switch {
+		case c.IsMemberFunction() && len(args) == 1:
+			subj, pat = c.Target(), args[0]
+		case !c.IsMemberFunction() && len(args) == 2:
+			subj, pat = args[0], args[1]
+		default:
+			return nil, false
+		}
+		s, ok := stringLit(pat)
+		if !ok || !isFieldOf(subj, v, "program") {
+			return nil, false
+		}
+		re, err := regexp.Compile(s) // the engine CEL's matches() uses
+		if err != nil {
+			return nil, false
+		}
+		return &effectNeed{res: []*regexp.Regexp{re}}, true
+	case "command_in":
+		// command_in(v.program, argv, config.X) is true only when a
+		// command of config.X has v.program as its first word
+		// (celCommandIn).
+		if len(args) != 3 || !isFieldOf(args[0], v, "program") {
+			return nil, false
+		}
+		lists, ok := configValue(args[2], params)
+		if !ok {
+			return nil, false
+		}
+		all := needList(lists)
+		if all == nil {
+			return nil, false
+		}
+		names := map[string]bool{}
+		for _, l := range all {
+			words := needList(l)
+			if words == nil {
+				return nil, false // command_in fails on it: let CEL say so
+			}
+			for _, w := range words {
+				if _, ok := w.(string); !ok {
+					return nil, false
+				}
+			}
+			if len(words) > 0 {
+				names[words[0].(string)] = true
+			}
+		}
+		return &effectNeed{names: names}, len(names) > 0
+	}
+	return nil, false
+}
+
+// argvNeedWords reads v.argv.exists(a, a == "x" || a in ["y", ...]) as the
+// words one of which the argument list must hold.
+func argvNeedWords(comp celast.ComprehensionExpr, v string) (map[string]bool, bool) {
+	if !isFieldOf(comp.IterRange(), v, "argv") || comp.HasIterVar2() || !isExists(comp) {
+		return nil, false
+	}
+	a := comp.IterVar()
+	words := map[string]bool{}
+	var walk func(e celast.Expr) bool
+	walk = func(e celast.Expr) bool {
+		if e.Kind() != celast.CallKind {
+			return false
+		}
+		c := e.AsCall()
+		args := c.Args()
+		switch c.FunctionName() {
+		case operators.LogicalOr:
+			return walk(args[0]) && walk(args[1])
+		case operators.Equals:
+			for i := 0; i < 2; i++ {
+				if isIdent(args[i], a) {
+					if s, ok := stringLit(args[1-i]); ok {
+						words[s] = true
+						return true
+					}
+				}
+			}
+		case operators.In:
+			if isIdent(args[0], a) && args[1].Kind() == celast.ListKind {
+				els := args[1].AsList().Elements()
+				for _, el := range els {
+					s, ok := stringLit(el)
+					if !ok {
+						return false
+					}
+					words[s] = true
+				}
+				return len(els) > 0
+			}
+		}
+		return false
+	}
+	if !walk(comp.LoopStep().AsCall().Args()[1]) {
+		return nil, false
+	}
+	return words, true
+}
+
+// isExists reports whether comp is what the exists() macro expands to:
+// false at first, "accu || body" at each step, the accumulator at the end.
+// all() and the like are true over no element, so they need nothing.
+func isExists(comp celast.ComprehensionExpr) bool {
+	init := comp.AccuInit()
+	if init.Kind() != celast.LiteralKind {
+		return false
+	}
+	if b, ok := init.AsLiteral().(types.Bool); !ok || bool(b) {
+		return false
+	}
+	if !isIdent(comp.Result(), comp.AccuVar()) {
+		return false
+	}
+	step := comp.LoopStep()
+	if step.Kind() != celast.CallKind || step.AsCall().FunctionName() != operators.LogicalOr {
+		return false
+	}
+	return isIdent(step.AsCall().Args()[0], comp.AccuVar())
+}
+
+func isIdent(e celast.Expr, name string) bool {
+	return e.Kind() == celast.IdentKind && e.AsIdent() == name
+}
+
+// configValue returns the value of config.X (or config["X"]) in params.
+func configValue(e celast.Expr, params map[string]any) (any, bool) {
+	var key string
+	switch e.Kind() {
+	case celast.SelectKind:
+		s := e.AsSelect()
+		if s.IsTestOnly() || !isIdent(s.Operand(), "config") {
+			return nil, false
+		}
+		key = s.FieldName()
+	case celast.CallKind:
+		c := e.AsCall()
+		if c.FunctionName() != operators.Index || len(c.Args()) != 2 || !isIdent(c.Args()[0], "config") {
+			return nil, false
+		}
+		k, ok := stringLit(c.Args()[1])
+		if !ok {
+			return nil, false
+		}
+		key = k
+	default:
+		return nil, false
+	}
+	v, ok := params[key]
+	return v, ok
+}
+
+// configStrings returns config.X as a list of strings, when it is one.
+func configStrings(e celast.Expr, params map[string]any) ([]string, bool) {
+	v, ok := configValue(e, params)
+	if !ok {
+		return nil, false
+	}
+	l := needList(v)
+	if l == nil {
+		return nil, false
+	}
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		s, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// needList returns v as a []any when it is a list ([]any or []string), nil
+// otherwise.
+func needList(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		if x == nil {
+			return []any{}
+		}
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	}
+	return nil
+}
+
+func setOf(ss []string) map[string]bool {
+	m := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		m[s] = true
+	}
+	return m
 }
 
 // fieldLiterals reads v.field == "x" (either way round) and v.field in

@@ -20,7 +20,7 @@ func TestKindFilterChangesNoDecision(t *testing.T) {
 	}
 	filtered := 0
 	for _, r := range set.rules {
-		if r.kinds != 0 || r.programs != nil {
+		if r.kinds != 0 || r.need != nil {
 			filtered++
 		}
 	}

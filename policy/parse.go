@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"time"
 
+	"cel.dev/cel-go/cel"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ahp-go/ahp/protocol"
@@ -12,8 +13,7 @@ import (
 
 // ruleSpec is a rule as written, before its CEL is compiled.
 type ruleSpec struct {
-	kinds       kindMask        // set when the condition is compiled
-	programs    map[string]bool // set when the condition is compiled
+	condAST     *cel.Ast // the checked condition, set when it is compiled
 	file        string
 	line        int
 	lines       []string // the source text, by line

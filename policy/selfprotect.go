@@ -320,7 +320,10 @@ func realPath(p string) string {
 	// call, where EvalSymlinks makes one or two per component: the longest
 	// existing prefix is found with Stat, and resolved once.
 	return resolveLongestPrefix(p, func(prefix string) (string, bool) {
-		if _, err := os.Stat(prefix); err != nil {
+		if prefix == "/" {
+			return "/", true // the root is never a link
+		}
+		if !pathExists(prefix) {
 			return "", false
 		}
 		r, err := filepath.EvalSymlinks(prefix)

@@ -35,6 +35,8 @@ type Set struct {
 	shadow *shadowRules
 	// guidance holds the guidance entries of the policy files, in order.
 	guidance []*Guidance
+	// needs numbers what the rules' condition filters test (needindex.go).
+	needs *needIndex
 	// agent is what is known of the agents for the effect analysis.
 	agent effects.Context
 
@@ -150,8 +152,8 @@ func (r *rule) test(c *evalCtx) (bool, error) {
 	if r.kinds != 0 && !noKindFilter && c.kindMask()&r.kinds == 0 {
 		return false, nil // it needs an effect of a kind the action has none of
 	}
-	if r.programs != nil && !noKindFilter && !c.runsAny(r.programs) {
-		return false, nil // it needs a program the action does not run
+	if r.need != nil && !noKindFilter && !c.meetsAny(r.need) {
+		return false, nil // it needs an effect (a program, a word) the action has none of
 	}
 	v, _, err := r.cond.Eval(c.activation())
 	if err != nil {

@@ -85,16 +85,23 @@ type Match struct {
 // the command line of a stdio: address (ahp send --connect 'stdio:ahp
 // serve').
 func Find(words []string, names []string) (Match, bool) {
-	return find(words, append([]string{"ahp", "ahp-hook"}, names...), 0)
+	// The names' base names are taken once here, not once per word.
+	norm := make([]string, 0, len(names)+2)
+	norm = append(norm, "ahp", "ahp-hook")
+	for _, n := range names {
+		norm = append(norm, trimExe(baseName(n)))
+	}
+	return find(words, norm, 0)
 }
 
+// find is Find with names already reduced to base names without .exe.
 func find(words []string, names []string, depth int) (Match, bool) {
 	if depth > 2 {
 		return Match{}, false
 	}
 	r := newReader(words)
 	for i, w := range words {
-		if IsName(w, names) {
+		if isBaseName(w, names) {
 			if sub, ok := r.classify(i+1, true); ok {
 				return Match{Program: w, Subcommand: sub}, true
 			}
@@ -103,7 +110,7 @@ func find(words []string, names []string, depth int) (Match, bool) {
 		}
 		if baseName(w) == "go" && i+1 < len(words) && words[i+1] == "run" {
 			if pkg, after, ok := goRunPackage(words[i+2:]); ok {
-				strong := IsName(pkg, names) || strings.HasSuffix(strings.TrimRight(pkg, "/"), "cmd/ahp") || strings.Contains(pkg, "ahp-go/ahp")
+				strong := isBaseName(pkg, names) || strings.HasSuffix(strings.TrimRight(pkg, "/"), "cmd/ahp") || strings.Contains(pkg, "ahp-go/ahp")
 				if sub, ok := newReader(after).classify(0, strong); ok {
 					return Match{Program: pkg, Subcommand: sub}, true
 				}
@@ -130,7 +137,8 @@ type reader struct {
 
 func newReader(words []string) *reader {
 	n := len(words)
-	r := &reader{words: words, next: make([]int, n+2), flag: make([]bool, n+1), agent: make([]bool, n+1)}
+	bools := make([]bool, 2*(n+1))
+	r := &reader{words: words, next: make([]int, n+2), flag: bools[: n+1 : n+1], agent: bools[n+1:]}
 	r.next[n], r.next[n+1] = n, n
 	for i := n - 1; i >= 0; i-- {
 		w := words[i]
@@ -213,8 +221,11 @@ func (r *reader) classify(i int, known bool) (string, bool) {
 }
 
 func isDistinctFlag(w string) bool {
+	if len(w) < 3 || w[0] != '-' || w[1] != '-' {
+		return false // every distinctive flag is a long one
+	}
 	for _, f := range distinctFlags {
-		if w == f || strings.HasPrefix(w, f+"=") {
+		if w == f || len(w) > len(f) && w[len(f)] == '=' && w[:len(f)] == f {
 			return true
 		}
 	}
@@ -236,6 +247,20 @@ func IsName(w string, names []string) bool {
 	return false
 }
 
+// isBaseName is IsName with names already reduced by trimExe(baseName(n)).
+func isBaseName(w string, names []string) bool {
+	b := trimExe(baseName(w))
+	if b == "" {
+		return false
+	}
+	for _, n := range names {
+		if strings.EqualFold(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
 func trimExe(s string) string {
 	if n := len(s); n > 4 && strings.EqualFold(s[n-4:], ".exe") {
 		return s[:n-4]
@@ -245,8 +270,10 @@ func trimExe(s string) string {
 
 func baseName(w string) string {
 	w = strings.TrimRight(w, "/")
-	if i := strings.LastIndexAny(w, `/\`); i >= 0 {
-		return w[i+1:]
+	for i := len(w) - 1; i >= 0; i-- {
+		if w[i] == '/' || w[i] == '\\' {
+			return w[i+1:]
+		}
 	}
 	return w
 }
