@@ -137,3 +137,30 @@ func TestApprovalCardFields(t *testing.T) {
 		t.Fatalf("rule hits: %v", hits)
 	}
 }
+
+// An agent's recent actions outlive a flood of another agent's events in
+// the same session (the timeline keeps only the newest).
+func TestRecentActionsSurviveAFlood(t *testing.T) {
+	s := newSession("s1", time.Now())
+	ev := func(cmd string) json.RawMessage {
+		return json.RawMessage(`{"event_type":"pre_action","payload":{"tool_name":"bash","arguments":{"command":"` + cmd + `"}}}`)
+	}
+	s.apply(Entry{EventType: "pre_action", AgentID: "release", Outcome: "allow", Event: ev("ls -la /srv/app")})
+	s.apply(Entry{EventType: "pre_action", AgentID: "release", Outcome: "block", RuleID: "r", Event: ev("rm -rf /")})
+	for range 3 * maxTimeline {
+		s.apply(Entry{EventType: "pre_action", AgentID: "loader", Outcome: "allow", Event: ev("echo")})
+	}
+	got := s.recentActions("release")
+	if len(got) != 2 || got[0].Summary != "ls -la /srv/app" || got[1].Summary != "rm -rf /" || got[1].Outcome != "block" {
+		t.Fatalf("recent actions of release: %+v", got)
+	}
+	for range maxRecentAgents + 2 {
+		s.apply(Entry{EventType: "pre_action", AgentID: "a" + itoa(int64(len(s.recent))), Event: ev("x")})
+	}
+	if len(s.recent) > maxRecentAgents {
+		t.Fatalf("%d agents tracked", len(s.recent))
+	}
+	if got := s.recentActions("loader"); len(got) != maxRecent {
+		t.Fatalf("loader: %d recent", len(got))
+	}
+}

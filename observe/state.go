@@ -189,6 +189,11 @@ type session struct {
 	// as pending; confirmed those whose confirmation was published.
 	announced map[string]bool
 	confirmed map[string]bool
+	// recent holds each agent's last maxRecent entries (for at most
+	// maxRecentAgents agents), transport events left out, so that an
+	// approval card lists what the agent did even when others flooded
+	// the timeline since.
+	recent    map[string][]Entry
 	index     sessionIndex // replay index of the session's actions, oldest first
 	indexFrom uint64       // every action of the session after this serverSeq is in index
 }
@@ -217,6 +222,7 @@ func (s *session) apply(e Entry) {
 		s.timeline = s.timeline[:n]
 	}
 	s.timeline = append(s.timeline, e)
+	s.noteRecent(&e)
 	sm := &s.summary
 	sm.Events++
 	if e.Outcome != "" {
@@ -366,19 +372,51 @@ func transportNoise(eventType string) bool {
 	return eventType == "handshake" || eventType == "connection_ended"
 }
 
-// recentActions returns the last maxRecent entries of s by agent (any
-// agent when agent is empty), oldest first, transport events left out.
+// maxRecentAgents bounds the agents of a session whose recent entries
+// are kept.
+const maxRecentAgents = 8
+
+// noteRecent keeps e among its agent's recent entries.
+func (s *session) noteRecent(e *Entry) {
+	if transportNoise(e.EventType) || e.AgentID == "" {
+		return
+	}
+	r, ok := s.recent[e.AgentID]
+	if !ok && len(s.recent) >= maxRecentAgents {
+		return
+	}
+	if s.recent == nil {
+		s.recent = map[string][]Entry{}
+	}
+	if len(r) >= maxRecent {
+		copy(r, r[1:])
+		r = r[:maxRecent-1]
+	}
+	s.recent[e.AgentID] = append(r, *e)
+}
+
+// recentActions returns the last maxRecent entries of s by agent (of any
+// agent when agent is empty or not tracked), oldest first, transport
+// events left out.
 func (s *session) recentActions(agent string) []RecentAction {
-	var out []RecentAction
-	for i := len(s.timeline) - 1; i >= 0 && len(out) < maxRecent; i-- {
-		e := &s.timeline[i]
-		if transportNoise(e.EventType) || (agent != "" && e.AgentID != agent) {
-			continue
+	var es []*Entry
+	if r, ok := s.recent[agent]; ok && agent != "" {
+		for i := range r {
+			es = append(es, &r[i])
 		}
+	} else {
+		for i := len(s.timeline) - 1; i >= 0 && len(es) < maxRecent; i-- {
+			if e := &s.timeline[i]; !transportNoise(e.EventType) {
+				es = append(es, e)
+			}
+		}
+		slices.Reverse(es)
+	}
+	out := make([]RecentAction, 0, len(es))
+	for _, e := range es {
 		out = append(out, RecentAction{Time: e.Time, EventType: e.EventType, ToolName: e.ToolName, Outcome: e.Outcome,
 			RuleID: e.RuleID, Summary: actionSummary(e.Event)})
 	}
-	slices.Reverse(out)
 	return out
 }
 

@@ -131,6 +131,7 @@ const state = {
 // Measurements for the page's own load tests (observe/e2e): event-to-screen
 // delays (ms) of timeline rows drawn while live, and the slowest frame.
 const perf = (window.__ahpPerf = { e2s: [], maxPumpMs: 0, dropped: 0 });
+window.__ahpState = state; // for the browser tests' checks of the model
 
 function send(method, params, notify = false) {
   const msg = { jsonrpc: '2.0', method, params };
@@ -173,7 +174,12 @@ function connect() {
   ws.onmessage = (ev) => {
     // Answers to our requests are handled at once (a click's answer never
     // waits behind a backlog); everything else is queued for the pump.
-    const m = JSON.parse(ev.data);
+    // A tool call's start and readiness repeat what its confirmation
+    // carries, except for approvals: skip them unread (the most frequent
+    // messages under load).
+    const d = ev.data;
+    if (d.length < 65536 && (d.includes('"chat/toolCallStart"') || d.includes('"chat/toolCallReady"')) && !d.includes('pproval')) return;
+    const m = JSON.parse(d);
     if (m.id !== undefined && m.id !== null && state.pending.has(m.id)) {
       const p = state.pending.get(m.id); state.pending.delete(m.id);
       m.error ? p.reject(m.error) : p.resolve(m.result);
@@ -220,6 +226,7 @@ function schedule() {
 
 function pump() {
   state.scheduled = false;
+  state.lastLag = 0;
   const t0 = performance.now();
   const q = state.inbox;
   let i = 0;
@@ -230,7 +237,11 @@ function pump() {
   render();
   const now = performance.now();
   perf.maxPumpMs = Math.max(perf.maxPumpMs, now - t0);
-  state.behindMs = state.inbox.length ? now - state.inbox[0].t : 0;
+  // Behind: messages wait in our queue, or the entries just applied are
+  // older than the freshest ever seen (the socket or the server is
+  // behind: a lag the queue does not show).
+  state.behindMs = Math.max(state.inbox.length ? now - state.inbox[0].t : 0, state.lastLag);
+  state.lastPump = now;
   showConn();
   if (state.inbox.length) schedule();
 }
@@ -274,9 +285,9 @@ function applySnapshot(s) {
     markAll();
   } else if (state.current === s.resource) {
     const tl = W.timeline(s.state).slice(-MAX_TIMELINE);
-    state.session = { summary: W.summary(s.state), timeline: tl, runs: new Map(W.runs(s.state).map((r) => [r.runId, r])),
-      inputNeeded: W.inputNeeded(s.state), noise: tl.filter(isNoise).length, count: tl.length, noiseTotal: 0 };
-    state.session.noiseTotal = state.session.noise;
+    const quiet = tl.filter((e) => !isNoise(e));
+    state.session = { summary: W.summary(s.state), all: tl, quiet, allBase: 0, quietBase: 0, noise: tl.length - quiet.length,
+      runs: new Map(W.runs(s.state).map((r) => [r.runId, r])), inputNeeded: W.inputNeeded(s.state) };
     tlView.reset();
     state.dirty.timeline = state.dirty.runs = state.dirty.pendingHere = true;
   }
@@ -305,13 +316,23 @@ function applyAction(env) {
   const ap = W.actionApproval(a);
   if (!entry && ap && (a.type === 'chat/toolCallReady' || a.type === 'chat/toolCallConfirmed')) entry = approvalEntry(ap, a);
   if (entry) {
-    s.timeline.push(entry);
-    s.count++;
-    if (isNoise(entry)) { s.noise++; s.noiseTotal++; }
-    if (s.timeline.length > MAX_TIMELINE * 1.25) {
-      const cut = s.timeline.length - MAX_TIMELINE;
-      s.noise -= s.timeline.slice(0, cut).filter(isNoise).length;
-      s.timeline = s.timeline.slice(cut);
+    if (entry.time && !entry.synthetic) {
+      const lag = Date.now() - toMs(entry.time);
+      state.minLag = Math.min(state.minLag ?? Infinity, lag); // the clocks' offset, at best
+      state.lastLag = Math.max(state.lastLag || 0, lag - state.minLag);
+    }
+    // Two bounded lists, each numbered from its start (base counts the
+    // entries cut off), so that the view can hold its place in either.
+    s.all.push(entry);
+    if (isNoise(entry)) s.noise++; else s.quiet.push(entry);
+    if (s.all.length > MAX_TIMELINE * 1.25) {
+      const cut = s.all.length - MAX_TIMELINE;
+      s.noise -= s.all.slice(0, cut).filter(isNoise).length;
+      s.all = s.all.slice(cut); s.allBase += cut;
+    }
+    if (s.quiet.length > MAX_TIMELINE * 1.25) {
+      const cut = s.quiet.length - MAX_TIMELINE;
+      s.quiet = s.quiet.slice(cut); s.quietBase += cut;
     }
     state.dirty.timeline = true;
   }
@@ -384,7 +405,12 @@ function render() {
   if (state.page === 'sessions') {
     if (d.sessions) { d.sessions = false; renderSessions(); }
     if (d.pendingHere) { d.pendingHere = false; renderPendingHere(); }
-    if (d.timeline) { d.timeline = false; tlView.update(); }
+    if (d.timeline) {
+      // At most TL_MS between draws of a busy timeline: the rows in view
+      // change ten times a second, not at every frame.
+      const wait = TL_MS - (performance.now() - tlView.lastUpdate);
+      if (wait <= 0) { d.timeline = false; tlView.update(); } else if (!state.tlTimer) state.tlTimer = setTimeout(() => { state.tlTimer = null; schedule(); }, wait);
+    }
     if (d.runs) { d.runs = false; renderRuns(); }
   }
   if (state.page === 'approvals' && d.approvals) { d.approvals = false; renderApprovals(); }
@@ -433,8 +459,9 @@ function renderSessions() {
 // spacer. Scrolled away from the top, or paused, the rows in view stay
 // put and a note counts the new ones.
 const ROW_H = 26;
+const TL_MS = 100;
 const tlView = {
-  pool: [], paused: false, showNoise: false, rows: [], topCount: 0, selected: null,
+  pool: [], paused: false, showNoise: false, top: null, selected: null, lastUpdate: 0,
   init() {
     this.box = $('#timeline-box');
     this.table = $('#timeline tbody');
@@ -442,24 +469,22 @@ const tlView = {
     this.table.append(this.before, this.after);
     this.box.addEventListener('scroll', () => { if (this.live()) this.update(); else this.draw(); }, { passive: true });
     $('#tl-pause').addEventListener('click', () => { this.paused = !this.paused; this.update(); });
-    $('#tl-noise').addEventListener('change', (e) => { this.showNoise = e.target.checked; this.rows = null; this.update(); });
+    $('#tl-noise').addEventListener('change', (e) => { this.showNoise = e.target.checked; this.top = null; this.box.scrollTop = 0; this.update(); });
     $('#tl-new').addEventListener('click', () => { this.paused = false; this.box.scrollTop = 0; this.update(); });
   },
-  reset() { this.rows = null; this.selected = null; if (this.box) this.box.scrollTop = 0; },
+  reset() { this.top = null; this.selected = null; if (this.box) this.box.scrollTop = 0; },
   live() { return !this.paused && this.box.scrollTop < ROW_H / 2; },
   // update rebuilds the list of rows shown (newest first, transport
   // noise folded) while live; while paused or scrolled it keeps the rows
   // the reader looks at and counts the new ones instead.
   update() {
     const s = state.session;
-    if (!s) { this.rows = null; this.draw(); return; }
-    const total = this.showNoise ? s.count : s.count - s.noiseTotal;
-    if (this.rows === null || this.live()) {
-      const src = this.showNoise ? s.timeline : s.timeline.filter((e) => !isNoise(e));
-      this.rows = src.slice().reverse();
-      this.builtAt = total;
-    }
-    const newCount = this.live() ? 0 : total - this.builtAt;
+    this.lastUpdate = performance.now();
+    if (!s) { this.top = null; this.draw(); return; }
+    const arr = this.showNoise ? s.all : s.quiet, base = this.showNoise ? s.allBase : s.quietBase;
+    const newest = base + arr.length - 1;
+    if (this.top === null || this.live()) this.top = newest;
+    const newCount = newest - this.top;
     const tl = $('#tl-state');
     setText(tl, this.paused ? 'paused' : this.live() ? 'live' : 'scrolled: not following');
     tl.className = 'tl-state ' + (this.live() ? 'live' : 'paused');
@@ -469,11 +494,23 @@ const tlView = {
     setText($('#tl-noise-count'), `${s.noise} transport event${s.noise === 1 ? '' : 's'} (handshakes, connection ends)`);
     this.draw(true);
   },
+  // rowAt returns the entry shown at row i (0: the top, the newest).
+  rowAt(i) {
+    const s = state.session;
+    if (!s || this.top === null) return undefined;
+    const arr = this.showNoise ? s.all : s.quiet, base = this.showNoise ? s.allBase : s.quietBase;
+    return arr[this.top - i - base];
+  },
+  rowCount() {
+    const s = state.session;
+    if (!s || this.top === null) return 0;
+    return Math.max(0, this.top - (this.showNoise ? s.allBase : s.quietBase) + 1);
+  },
   draw(fresh) {
-    const rows = (state.session && this.rows) || [];
+    const n = this.rowCount();
     const h = this.box.clientHeight || 600;
     const first = Math.max(0, Math.floor(this.box.scrollTop / ROW_H) - 5);
-    const count = Math.min(rows.length - first, Math.ceil(h / ROW_H) + 10);
+    const count = Math.min(n - first, Math.ceil(h / ROW_H) + 10);
     while (this.pool.length < count) {
       const cells = Array.from({ length: 9 }, () => el('td'));
       const tr = el('tr', { class: 'tl-row' }, ...cells);
@@ -482,11 +519,11 @@ const tlView = {
       this.table.insertBefore(tr, this.after);
     }
     this.before.style.height = first * ROW_H + 'px';
-    this.after.style.height = Math.max(0, rows.length - first - Math.max(0, count)) * ROW_H + 'px';
+    this.after.style.height = Math.max(0, n - first - Math.max(0, count)) * ROW_H + 'px';
     const now = Date.now();
     const live = fresh && this.live();
     this.pool.forEach((r, i) => {
-      const e = rows[first + i];
+      const e = i < count ? this.rowAt(first + i) : undefined;
       r.tr.hidden = !e;
       if (!e || r.entry === e) { if (e) r.tr.classList.toggle('selected', e === this.selected); return; }
       r.entry = e; r.tr._entry = e;
@@ -796,7 +833,7 @@ document.addEventListener('DOMContentLoaded', () => {
     connect();
   });
   setInterval(tick, 1000);
-  setInterval(() => showConn(), 500);
+  setInterval(() => { if (!state.inbox.length && performance.now() - (state.lastPump || 0) > 1000) state.behindMs = 0; showConn(); }, 500);
   showLogin('');
   connect(); // an existing session cookie logs in at once
 });
