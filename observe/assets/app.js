@@ -190,7 +190,7 @@ function connect() {
     schedule();
   };
   ws.onclose = () => {
-    showConn('reconnecting');
+    showConn(state.principal === null ? 'offline' : 'reconnecting');
     for (const p of state.pending.values()) p.reject({ code: -1, message: 'connection closed' });
     state.pending.clear();
     if (state.principal === null && state.lastSeen.size === 0) return; // not logged in
@@ -271,7 +271,7 @@ function showConn(text) {
     else { t = 'live'; cls = 'live'; }
   }
   setText(c, t);
-  c.className = 'conn ' + cls;
+  if (c.className !== 'conn ' + cls) c.className = 'conn ' + cls;
 }
 
 // ─── Applying snapshots and actions to the model ────────────────────────
@@ -566,8 +566,9 @@ function renderPendingHere() {
   for (const a of list) {
     if (have.has(a.id)) continue;
     const line = el('div', { class: 'pending-here', 'data-approval-id': a.id },
-      el('strong', {}, 'Waiting for approval: '), el('code', {}, what(a.event) || a.reason), ` — rule ${a.ruleId}: ${a.reason} `,
-      el('span', { class: 'waited', 'data-created': a.created }), ' ',
+      el('strong', {}, 'Waiting for approval: '), el('code', {}, what(a.event) || a.reason), ` — rule ${a.ruleId}: ${a.reason} · `,
+      el('span', { class: 'waited', 'data-created': a.created }), ' · ',
+      el('span', { class: 'deadline', 'data-deadline': W.apExtra(a).deadline || '', 'data-fallback': W.apExtra(a).fallback || '' }), ' ',
       el('button', { onclick: () => { show('approvals'); focusCard(a.id); } }, 'Open card'));
     box.append(line);
   }
