@@ -366,6 +366,7 @@ function approvalRemoved(a) {
 
 // ─── Pages ───────────────────────────────────────────────────────────────
 function loggedIn(p, canApprove) {
+  p = p && p.id ? { id: p.id, roles: p.roles || [] } : { id: '(unknown principal)', roles: [] };
   state.principal = p; state.canApprove = canApprove;
   $('#who').textContent = `${p.id} (${p.roles.join(', ')})`;
   $('#nav').hidden = false;
