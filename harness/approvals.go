@@ -143,6 +143,7 @@ func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.I
 	}
 	w := &waiter{ch: make(chan store.Approval, 1), agent: principalID(peer), approverRole: role}
 	h.approvals.add(a.ID, w)
+	h.observeApprovalTerms(a.ID, h.now().Add(timeout), string(fallback))
 	h.observeApproval(*a)
 	h.notifyApproval(ApprovalNotice{Approval: *a, Deadline: a.Created.Add(timeout), Fallback: fallback})
 	h.met.pendingChanged(1)

@@ -68,3 +68,20 @@ func (h *Harness) notifyApproval(n ApprovalNotice) {
 		h.opts.Notifier.NotifyApproval(n)
 	}
 }
+
+// ApprovalTermsObserver is an Observer that is also told, just before an
+// approval is announced as pending, when it expires and what the waiting
+// agent then gets (allow or block), so that an approver can see how long
+// is left and what happens if nobody answers. Optional: the harness checks
+// for it with a type assertion.
+type ApprovalTermsObserver interface {
+	ApprovalTerms(approvalID string, deadline time.Time, fallback string)
+}
+
+// observeApprovalTerms tells the observer, if it wants to know, the
+// deadline and fallback of approval id.
+func (h *Harness) observeApprovalTerms(id string, deadline time.Time, fallback string) {
+	if t, ok := h.opts.Observer.(ApprovalTermsObserver); ok {
+		t.ApprovalTerms(id, deadline, fallback)
+	}
+}

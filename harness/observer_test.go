@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/store"
@@ -101,5 +102,58 @@ func TestObserverGetsRedactedRecords(t *testing.T) {
 		if r.EventType == "pre_action" && (len(stored) != 1 || string(stored[0].Event) != string(r.Event)) {
 			t.Fatalf("observed event differs from the stored one:\n%s\n%s", r.Event, stored[0].Event)
 		}
+	}
+}
+
+// termsObserver also records the terms the harness tells of approvals.
+type termsObserver struct {
+	recordingObserver
+	terms []approvalTermsSeen
+}
+
+type approvalTermsSeen struct {
+	id       string
+	deadline time.Time
+	fallback string
+	pending  int // approvals seen before the terms
+}
+
+func (o *termsObserver) ApprovalTerms(id string, deadline time.Time, fallback string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.terms = append(o.terms, approvalTermsSeen{id, deadline, fallback, len(o.approvals)})
+}
+
+// An observer that asks for them is told an approval's deadline (the
+// rule's timeout from now) and fallback before the approval is announced,
+// so that the announcement can carry them.
+func TestObserverToldApprovalTerms(t *testing.T) {
+	f := newFixture(t)
+	obs := &termsObserver{}
+	f.h.opts.Observer = obs
+	ctx := context.Background()
+	before := time.Now()
+	done := make(chan protocol.Decision, 1)
+	go func() {
+		d, _ := f.client.Event(ctx, protocol.EventPreAction, action("./deploy.sh prod"))
+		done <- d
+	}()
+	ids := waitPending(t, f, 1)
+	after := time.Now()
+	if _, err := f.h.Decide(ctx, ids[0], false, &transport.Principal{ID: "alice", Roles: []string{"approver"}}, "no"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.terms) != 1 {
+		t.Fatalf("terms told %d times: %+v", len(obs.terms), obs.terms)
+	}
+	got := obs.terms[0]
+	if got.id != ids[0] || got.fallback != "block" || got.pending != 0 {
+		t.Fatalf("terms %+v for approval %s", got, ids[0])
+	}
+	if got.deadline.Before(before.Add(2*time.Second)) || got.deadline.After(after.Add(2*time.Second)) {
+		t.Fatalf("deadline %v not 2s (the rule's timeout) after the request (%v..%v)", got.deadline, before, after)
 	}
 }

@@ -104,7 +104,9 @@ func TestReadDecisionFieldsAgreesWithEncodingJSON(t *testing.T) {
 	} {
 		var w want
 		_ = json.Unmarshal([]byte(d), &w)
-		reason, approvalID := readDecisionFields([]byte(d), "")
+		var e Entry
+		readDecisionFields([]byte(d), &e)
+		reason, approvalID := e.Reason, e.ApprovalID
 		if reason != w.Reason || approvalID != w.Metadata.ApprovalID {
 			t.Errorf("%s: got %q %q, encoding/json %q %q", d, reason, approvalID, w.Reason, w.Metadata.ApprovalID)
 		}

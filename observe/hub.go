@@ -128,7 +128,8 @@ type Hub struct {
 	nAnon      int // and by connections without a usable credential
 	evictAt    int // evictLocked waits for more sessions than this (too many pinned)
 	approvals  map[string]ApprovalJSON
-	resolved   map[string]time.Time // SharedSeq: approvals seen resolved (sharedapprovals.go)
+	terms      map[string]approvalTerms // deadline and fallback of pending approvals (ApprovalTerms)
+	resolved   map[string]time.Time     // SharedSeq: approvals seen resolved (sharedapprovals.go)
 	stats      *stats
 	nActive    int               // sessions held that have not ended
 	active     int               // activeSessions as last published
@@ -143,18 +144,63 @@ type Hub struct {
 // the session whose record changed when runID is empty.
 type runReq struct{ sessionID, runID string }
 
-// New returns a Hub. Call Run to publish summaries, statistics and run
-// records in the background.
 // listedApproval is a pending approval as the root channel lists it, with
 // its effects when the hub has an effect reader.
-func (h *Hub) listedApproval(a store.Approval) ApprovalJSON {
+// It also carries (under _meta.ahp) the deadline and fallback the harness
+// told with ApprovalTerms, and the agent's recent actions in s. h.mu must
+// be held.
+func (h *Hub) listedApproval(a store.Approval, s *session) ApprovalJSON {
 	j := approvalJSON(a)
 	if h.o.Effects != nil && len(j.Event) > 0 {
 		j.Effects = h.o.Effects(a.Event)
 	}
+	var x ApprovalExtra
+	if j.Meta != nil {
+		x = j.Meta.AHP
+	}
+	if t, ok := h.terms[a.ID]; ok {
+		d := t.deadline.UTC()
+		x.Deadline, x.Fallback = &d, t.fallback
+	}
+	if s != nil {
+		x.Recent = s.recentActions(a.AgentID)
+	}
+	j.Meta = &ApprovalMeta{AHP: x}
 	return j
 }
 
+// approvalTerms are a pending approval's deadline and fallback.
+type approvalTerms struct {
+	deadline time.Time
+	fallback string
+}
+
+// maxTerms bounds the approval terms held; the harness bounds pending
+// approvals far below it, so this only guards against a caller that never
+// resolves them.
+const maxTerms = 1 << 16
+
+// ApprovalTerms implements harness.ApprovalTermsObserver: the deadline and
+// fallback of an approval about to be announced, listed with it.
+func (h *Hub) ApprovalTerms(id string, deadline time.Time, fallback string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.terms) >= maxTerms {
+		return
+	}
+	h.terms[id] = approvalTerms{deadline: deadline, fallback: fallback}
+	if j, ok := h.approvals[id]; ok { // announced before its terms (a replica)
+		if j.Meta == nil {
+			j.Meta = &ApprovalMeta{}
+		}
+		d := deadline.UTC()
+		j.Meta.AHP.Deadline, j.Meta.AHP.Fallback = &d, fallback
+		h.approvals[id] = j
+	}
+}
+
+// New returns a Hub. Call Run to publish summaries, statistics and run
+// records in the background.
 func New(o Options) (*Hub, error) {
 	if o.Store == nil {
 		return nil, errors.New("observe: Store is required")
@@ -199,7 +245,7 @@ func New(o Options) (*Hub, error) {
 	}
 	return &Hub{o: o, log: log, seq: seq, ringFloor: seq, ring: make([]frame, o.RingSize), sessions: map[string]*session{},
 		subs: map[string]map[*observer]struct{}{}, observers: map[*observer]struct{}{},
-		approvals: map[string]ApprovalJSON{}, origins: map[string]origin{}, stats: newStats(), started: o.Now(),
+		approvals: map[string]ApprovalJSON{}, origins: map[string]origin{}, terms: map[string]approvalTerms{}, stats: newStats(), started: o.Now(),
 		runq: make(chan runReq, 1024)}, nil
 }
 
@@ -362,7 +408,7 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 	}
 	var fx []effects.Effect
 	if a.Status == store.ApprovalPending {
-		h.approvals[a.ID] = h.listedApproval(a)
+		h.approvals[a.ID] = h.listedApproval(a, s)
 		fx = h.approvals[a.ID].Effects
 	}
 	ops := s.approvalOps(&a, fx)
@@ -380,6 +426,7 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 	if a.Status != store.ApprovalPending {
 		delete(s.pending, a.ID)
 		delete(h.approvals, a.ID)
+		delete(h.terms, a.ID)
 	}
 	s.dirty = true
 	for i := range ops {
@@ -390,7 +437,11 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 	if a.Status == store.ApprovalPending {
 		h.publishRootLocked(map[string]any{"type": "ahp/approvalAdded", "approval": h.approvals[a.ID]})
 	} else {
-		h.publishRootLocked(map[string]any{"type": "ahp/approvalRemoved", "approvalId": a.ID, "status": string(a.Status)})
+		removed := map[string]any{"type": "ahp/approvalRemoved", "approvalId": a.ID, "status": string(a.Status)}
+		if j := approvalJSON(a); j.Meta != nil {
+			removed["_meta"] = j.Meta // who decided, when and why
+		}
+		h.publishRootLocked(removed)
 	}
 }
 
@@ -615,7 +666,10 @@ func (h *Hub) publishStats() {
 		return
 	}
 	h.stats.changed = false
-	h.publishRootLocked(map[string]any{"type": "ahp/statsChanged", "stats": h.stats.json(h.o.Now())})
+	// The rules' hits since the start ride along, so that the policy page
+	// counts live without a policyChanged per decision.
+	h.publishRootLocked(map[string]any{"type": "ahp/statsChanged", "stats": h.stats.json(h.o.Now()),
+		"_meta": map[string]any{"ahp": map[string]any{"ruleHits": copyCounts(h.stats.hits)}}})
 }
 
 func (h *Hub) publishRun(ctx context.Context, r runReq) {

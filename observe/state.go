@@ -3,6 +3,7 @@ package observe
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -21,28 +22,34 @@ const maxEventBytes = 16 << 10
 // Entry is one line of a session's timeline: an audited event with its
 // decision. Every field comes from the audit record, which is redacted.
 type Entry struct {
-	AuditID       int64           `json:"auditId,omitempty"`
-	Time          time.Time       `json:"time"`
-	EventType     string          `json:"eventType"`
-	AgentID       string          `json:"agentId"`
-	Depth         uint32          `json:"depth"`
-	Blocking      bool            `json:"blocking"`
-	Outcome       string          `json:"outcome,omitempty"`
-	RuleID        string          `json:"ruleId,omitempty"`
-	Reason        string          `json:"reason,omitempty"`
-	LatencyMs     float64         `json:"latencyMs"`
-	PolicyVersion string          `json:"policyVersion,omitempty"`
-	Principal     string          `json:"principal,omitempty"`
-	Transport     string          `json:"transport,omitempty"`
-	Redacted      []string        `json:"redacted,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	ToolName      string          `json:"toolName,omitempty"`
-	ToolCallID    string          `json:"toolCallId,omitempty"`
-	ApprovalID    string          `json:"approvalId,omitempty"`
-	Framework     string          `json:"framework,omitempty"`
-	RunID         string          `json:"runId,omitempty"`
-	EventBytes    int             `json:"eventBytes"`
-	Event         json.RawMessage `json:"event,omitempty"`
+	AuditID       int64     `json:"auditId,omitempty"`
+	Time          time.Time `json:"time"`
+	EventType     string    `json:"eventType"`
+	AgentID       string    `json:"agentId"`
+	Depth         uint32    `json:"depth"`
+	Blocking      bool      `json:"blocking"`
+	Outcome       string    `json:"outcome,omitempty"`
+	RuleID        string    `json:"ruleId,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	LatencyMs     float64   `json:"latencyMs"`
+	PolicyVersion string    `json:"policyVersion,omitempty"`
+	Principal     string    `json:"principal,omitempty"`
+	Transport     string    `json:"transport,omitempty"`
+	Redacted      []string  `json:"redacted,omitempty"`
+	Error         string    `json:"error,omitempty"`
+	ToolName      string    `json:"toolName,omitempty"`
+	ToolCallID    string    `json:"toolCallId,omitempty"`
+	ApprovalID    string    `json:"approvalId,omitempty"`
+	// ApprovalStatus, DecidedBy and ApprovalReason say, for a decision
+	// that waited for a human, how the approval ended, who answered and
+	// why (from the decision's metadata).
+	ApprovalStatus string          `json:"approvalStatus,omitempty"`
+	DecidedBy      string          `json:"decidedBy,omitempty"`
+	ApprovalReason string          `json:"approvalReason,omitempty"`
+	Framework      string          `json:"framework,omitempty"`
+	RunID          string          `json:"runId,omitempty"`
+	EventBytes     int             `json:"eventBytes"`
+	Event          json.RawMessage `json:"event,omitempty"`
 }
 
 // eventFields are the parts of an event JSON an entry shows.
@@ -109,36 +116,42 @@ func entryOf(rec *store.AuditRecord) Entry {
 		e.Event = rec.Event
 	}
 	if len(rec.Decision) > 0 && jsonscan.Kind(rec.Decision) == '{' {
-		e.Reason, e.ApprovalID = readDecisionFields(rec.Decision, e.Reason)
+		readDecisionFields(rec.Decision, &e)
 	}
 	return e
 }
 
-// readDecisionFields takes the reason and the approval id from a stored
-// decision with one scan, as readEventFields does for the event; reason
-// is kept when the decision has none.
-func readDecisionFields(d []byte, reason string) (string, string) {
-	approvalID := ""
+// readDecisionFields takes the reason and the approval's id, status,
+// decider and reason from a stored decision into e with one scan, as
+// readEventFields does for the event; e.Reason is kept when the decision
+// has none.
+func readDecisionFields(d []byte, e *Entry) {
 	_ = jsonscan.ObjectValid(d, func(k, v []byte) error {
 		switch string(k) {
 		case "reason":
 			if r, ok := jsonscan.String(v); ok {
-				reason = r
+				e.Reason = r
 			}
 		case "metadata":
 			if jsonscan.Kind(v) != '{' {
 				return nil
 			}
 			_ = jsonscan.ObjectValid(v, func(mk, mv []byte) error {
-				if string(mk) == "approval_id" {
-					approvalID, _ = jsonscan.String(mv)
+				switch string(mk) {
+				case "approval_id":
+					e.ApprovalID, _ = jsonscan.String(mv)
+				case "approval_status":
+					e.ApprovalStatus, _ = jsonscan.String(mv)
+				case "decided_by":
+					e.DecidedBy, _ = jsonscan.String(mv)
+				case "approval_reason":
+					e.ApprovalReason, _ = jsonscan.String(mv)
 				}
 				return nil
 			})
 		}
 		return nil
 	})
-	return reason, approvalID
 }
 
 // Summary is a session as the catalogue shows it: the Host Protocol's
@@ -190,6 +203,11 @@ type session struct {
 	// as pending; confirmed those whose confirmation was published.
 	announced map[string]bool
 	confirmed map[string]bool
+	// recent holds each agent's last maxRecent entries (for at most
+	// maxRecentAgents agents), transport events left out, so that an
+	// approval card lists what the agent did even when others flooded
+	// the timeline since.
+	recent    map[string][]Entry
 	index     sessionIndex // replay index of the session's actions, oldest first
 	indexFrom uint64       // every action of the session after this serverSeq is in index
 }
@@ -221,6 +239,7 @@ func (s *session) apply(e Entry) {
 		s.timeline = s.timeline[:n]
 	}
 	s.timeline = append(s.timeline, e)
+	s.noteRecent(&e)
 	sm := &s.summary.Meta.AHP
 	sm.Events++
 	if e.Outcome != "" {
@@ -349,6 +368,134 @@ type ApprovalJSON struct {
 	// (programs run, files changed, hosts reached); only in the root
 	// channel's approval list.
 	Effects []effects.Effect `json:"effects,omitempty"`
+	// Meta holds the harness's additions (see ApprovalExtra).
+	Meta *ApprovalMeta `json:"_meta,omitempty"`
+}
+
+// ApprovalMeta is the _meta member of an approval: ahp's additions under
+// "ahp".
+type ApprovalMeta struct {
+	AHP ApprovalExtra `json:"ahp"`
+}
+
+// ApprovalExtra is what an approver decides on beyond the request itself:
+// when the approval expires and what the agent then gets, what the agent
+// did just before (only in the root channel's list), and once decided,
+// who decided, when and why.
+type ApprovalExtra struct {
+	// Deadline is when the approval expires unless answered; Fallback
+	// is the decision the waiting agent then gets (allow or block).
+	Deadline *time.Time `json:"deadline,omitempty"`
+	Fallback string     `json:"fallback,omitempty"`
+	// Recent lists the agent's last actions in the session before it
+	// asked, oldest first (at most maxRecent).
+	Recent         []RecentAction `json:"recent,omitempty"`
+	DecidedBy      string         `json:"decidedBy,omitempty"`
+	DecidedAt      *time.Time     `json:"decidedAt,omitempty"`
+	DecisionReason string         `json:"decisionReason,omitempty"`
+}
+
+// RecentAction is one earlier action of an agent, as an approval card
+// lists it: what was asked and what the harness answered.
+type RecentAction struct {
+	Time      time.Time `json:"time"`
+	EventType string    `json:"eventType"`
+	ToolName  string    `json:"toolName,omitempty"`
+	Outcome   string    `json:"outcome,omitempty"`
+	RuleID    string    `json:"ruleId,omitempty"`
+	// Summary is the command, path or URL of the action, cut to
+	// maxSummaryRunes.
+	Summary string `json:"summary,omitempty"`
+}
+
+// maxRecent is how many earlier actions an approval lists;
+// maxSummaryRunes bounds each one's summary.
+const (
+	maxRecent       = 5
+	maxSummaryRunes = 200
+)
+
+// transportNoise reports whether an event type is the connection's own
+// bookkeeping rather than something the agent did.
+func transportNoise(eventType string) bool {
+	return eventType == "handshake" || eventType == "connection_ended"
+}
+
+// maxRecentAgents bounds the agents of a session whose recent entries
+// are kept.
+const maxRecentAgents = 8
+
+// noteRecent keeps e among its agent's recent entries.
+func (s *session) noteRecent(e *Entry) {
+	if transportNoise(e.EventType) || e.AgentID == "" {
+		return
+	}
+	r, ok := s.recent[e.AgentID]
+	if !ok && len(s.recent) >= maxRecentAgents {
+		return
+	}
+	if s.recent == nil {
+		s.recent = map[string][]Entry{}
+	}
+	if len(r) >= maxRecent {
+		copy(r, r[1:])
+		r = r[:maxRecent-1]
+	}
+	s.recent[e.AgentID] = append(r, *e)
+}
+
+// recentActions returns the last maxRecent entries of s by agent (of any
+// agent when agent is empty or not tracked), oldest first, transport
+// events left out.
+func (s *session) recentActions(agent string) []RecentAction {
+	var es []*Entry
+	if r, ok := s.recent[agent]; ok && agent != "" {
+		for i := range r {
+			es = append(es, &r[i])
+		}
+	} else {
+		for i := len(s.timeline) - 1; i >= 0 && len(es) < maxRecent; i-- {
+			if e := &s.timeline[i]; !transportNoise(e.EventType) {
+				es = append(es, e)
+			}
+		}
+		slices.Reverse(es)
+	}
+	out := make([]RecentAction, 0, len(es))
+	for _, e := range es {
+		out = append(out, RecentAction{Time: e.Time, EventType: e.EventType, ToolName: e.ToolName, Outcome: e.Outcome,
+			RuleID: e.RuleID, Summary: actionSummary(e.Event)})
+	}
+	return out
+}
+
+// actionSummary returns the command, file path or URL an event's payload
+// names in its arguments (or input), cut to maxSummaryRunes; "" when none.
+func actionSummary(ev json.RawMessage) string {
+	if len(ev) == 0 {
+		return ""
+	}
+	var v struct {
+		Payload struct {
+			Arguments map[string]json.RawMessage `json:"arguments"`
+			Input     map[string]json.RawMessage `json:"tool_input"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(ev, &v) != nil {
+		return ""
+	}
+	for _, args := range []map[string]json.RawMessage{v.Payload.Arguments, v.Payload.Input} {
+		for _, k := range []string{"command", "cmd", "file_path", "path", "url"} {
+			var str string
+			if raw, ok := args[k]; ok && json.Unmarshal(raw, &str) == nil && str != "" {
+				if r := []rune(str); len(r) > maxSummaryRunes {
+					str = string(r[:maxSummaryRunes]) + "…"
+				}
+				return str
+			}
+		}
+	}
+	return ""
 }
 
 // maxApprovalEventBytes is the largest event a pending approval carries
@@ -361,6 +508,14 @@ func approvalJSON(a store.Approval) ApprovalJSON {
 		Reason: a.Reason, Status: string(a.Status), ToolCallID: approvalToolCallID(a.ID), EventBytes: len(a.Event)}
 	if len(a.Event) <= maxApprovalEventBytes {
 		out.Event = a.Event
+	}
+	if a.DecidedBy != "" || a.DecisionReason != "" || !a.DecidedAt.IsZero() {
+		x := ApprovalExtra{DecidedBy: a.DecidedBy, DecisionReason: a.DecisionReason}
+		if !a.DecidedAt.IsZero() {
+			t := a.DecidedAt.UTC()
+			x.DecidedAt = &t
+		}
+		out.Meta = &ApprovalMeta{AHP: x}
 	}
 	return out
 }

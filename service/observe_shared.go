@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/observe"
@@ -30,6 +31,11 @@ type approvalsOnly struct{ hub *observe.Hub }
 
 func (a approvalsOnly) Recorded(*store.AuditRecord)       {}
 func (a approvalsOnly) ApprovalChanged(ap store.Approval) { a.hub.ApprovalChanged(ap) }
+
+// ApprovalTerms implements harness.ApprovalTermsObserver.
+func (a approvalsOnly) ApprovalTerms(id string, deadline time.Time, fallback string) {
+	a.hub.ApprovalTerms(id, deadline, fallback)
+}
 
 // followStore feeds the observer hub from the shared store's audit log
 // until ctx ends, so that observers of any replica see every replica's

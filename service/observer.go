@@ -3,6 +3,7 @@ package service
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/store"
@@ -51,6 +52,21 @@ func (f *fanout) ApprovalChanged(a store.Approval) {
 	if more := f.more.Load(); more != nil {
 		for _, o := range *more {
 			o.ApprovalChanged(a)
+		}
+	}
+}
+
+// ApprovalTerms implements harness.ApprovalTermsObserver: the terms go to
+// every observer that asks for them.
+func (f *fanout) ApprovalTerms(id string, deadline time.Time, fallback string) {
+	if t, ok := f.first.(harness.ApprovalTermsObserver); ok {
+		t.ApprovalTerms(id, deadline, fallback)
+	}
+	if more := f.more.Load(); more != nil {
+		for _, o := range *more {
+			if t, ok := o.(harness.ApprovalTermsObserver); ok {
+				t.ApprovalTerms(id, deadline, fallback)
+			}
 		}
 	}
 }

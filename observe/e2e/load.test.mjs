@@ -1,0 +1,269 @@
+// The dashboard under load (issue 27): an approver types, clicks and reads
+// while agents' events flow at 50 to 500 per second, driven by
+// bench/dashload over the harness's unix socket (bounded in count and
+// time). Screenshots go to test-results/ (and, with AHP_DOCS_SCREENSHOTS=1,
+// to docs/); measured figures to test-results/load.json.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER } from './lib.mjs';
+
+let h, browser, approver, observer;
+const figures = {};
+const shot = async (page, name, opts = {}) => {
+  const path = join(results, name + '.png');
+  await page.screenshot({ path, ...opts });
+  if (process.env.AHP_DOCS_SCREENSHOTS) copyFileSync(path, join(repo, 'docs', 'dashboard-' + name + '.png'));
+};
+
+before(async () => {
+  h = await startHarness();
+  browser = await launch();
+  approver = await contextFor(browser, h.base, APPROVER);
+  observer = await contextFor(browser, h.base, OBSERVER);
+});
+
+after(async () => {
+  writeFileSync(join(results, 'load.json'), JSON.stringify(figures, null, 2));
+  console.log('dashboard load figures: ' + JSON.stringify(figures));
+  if (browser) await browser.close();
+  if (h) h.stop();
+});
+
+const ev = (cmd) => JSON.stringify({ tool_name: 'bash', arguments: { command: cmd } });
+
+async function openSession(page, id) {
+  await page.click('#nav button[data-page="sessions"]');
+  await page.waitForSelector(`tr[data-session="${id}"]`);
+  await page.click(`tr[data-session="${id}"]`);
+  await page.waitForFunction((id) => document.querySelector('#session-title')?.textContent === id, id);
+  await page.mouse.move(5, 890); // off the session list
+}
+
+test('a reason typed at 50 events/s keeps every character and its focus', async () => {
+  const page = await openPage(approver, h.base);
+  assert.equal(await h.send(['--session', 'typing', '--agent', 'coder', 'pre_action', ev('git status')]), 0);
+  const load = h.load({ session: 'typing', rate: 50, seconds: 14, agent: 'coder' });
+  await openSession(page, 'typing');
+  const denied = h.send(['--session', 'typing', '--agent', 'coder', 'pre_action', ev('deploy prod --force')]);
+  // The pending approval shows in its session, above the timeline.
+  await page.waitForSelector('#session-pending .pending-here');
+  assert.match(await page.textContent('#session-pending'), /deploy prod --force/);
+  await page.click('#session-pending .pending-here button');
+  const card = '.approval[data-session="typing"]';
+  await page.waitForSelector(card + ' textarea.reason');
+  const reason = 'not during the release freeze; ask again after 14:00, with the rollback plan';
+  await page.click(card + ' textarea.reason');
+  // Meanwhile another approval arrives: a card is added, none is rebuilt.
+  const other = h.send(['--session', 'typing-2', '--agent', 'coder', 'pre_action', ev('deploy staging')]);
+  await page.keyboard.type(reason, { delay: 25 });
+  await page.waitForSelector('.approval[data-session="typing-2"]');
+  assert.equal(await page.inputValue(card + ' textarea.reason'), reason, 'every character typed stays');
+  assert.ok(await page.evaluate((c) => document.activeElement === document.querySelector(c + ' textarea.reason'), card), 'the box keeps its focus');
+  await page.click(card + ' button.deny');
+  assert.equal(await denied, 2, 'the denial reaches the agent');
+  // Who decided what and why: in the decided list, and in the session.
+  await page.waitForSelector('#decided li[data-status="denied"]');
+  const line = await page.textContent('#decided li[data-status="denied"]');
+  assert.match(line, /denied by alice/); assert.ok(line.includes(reason)); assert.match(line, /deploy prod --force/);
+  await shot(page, 'approvals-decided', { fullPage: true });
+  await openSession(page, 'typing');
+  await page.waitForFunction(() => window.__ahpState.session.all.some((e) => e.decidedBy === 'alice' || /denied by alice/.test(e.reason || '')));
+  // Release the other one as the admin (it would hold the page otherwise).
+  const id = await page.getAttribute('.approval[data-session="typing-2"]', 'data-approval-id').catch(() => null);
+  if (id) await fetch(`${h.base}/v1/approvals/${id}/deny`, { method: 'POST', headers: { Authorization: 'Bearer ' + h.adminToken() }, body: '{"reason":"cleanup"}' });
+  else {
+    await page.click('#nav button[data-page="approvals"]');
+    const id2 = await page.getAttribute('.approval[data-session="typing-2"]', 'data-approval-id');
+    await fetch(`${h.base}/v1/approvals/${id2}/deny`, { method: 'POST', headers: { Authorization: 'Bearer ' + h.adminToken() }, body: '{"reason":"cleanup"}' });
+  }
+  await other;
+  const r = await load;
+  assert.equal(r.errors, 0);
+  await page.close();
+});
+
+test('Approve at 500 events/s: the click is answered within 100 ms and the card says what matters', async () => {
+  const page = await openPage(approver, h.base);
+  assert.equal(await h.send(['--session', 'hot', '--agent', 'release', 'pre_action', ev('ls -la /srv/app')]), 0);
+  assert.equal(await h.send(['--session', 'hot', '--agent', 'release', 'pre_action', ev('rm -rf /')]), 2);
+  const load = h.load({ session: 'hot', rate: 500, seconds: 16, agent: 'loader' });
+  await openSession(page, 'hot');
+  await page.waitForTimeout(2000); // the flood is on
+  const approved = h.send(['--session', 'hot', '--agent', 'release', 'pre_action', ev('deploy prod')]);
+  await page.waitForSelector('#session-pending .pending-here');
+  await shot(page, 'session-under-load');
+  await slowestInput(page);
+  await page.click('#nav button[data-page="approvals"]');
+  const card = '.approval[data-session="hot"]';
+  await page.waitForSelector(card + ' button.approve');
+  const navMs = await slowestInput(page);
+  // What a person decides on comes first.
+  assert.equal((await page.textContent(card + ' .ask .command')).trim(), 'deploy prod');
+  assert.match(await page.textContent(card + ' .rule'), /deploys need an approval — rule approve-deploy/);
+  assert.match(await page.textContent(card + ' .who'), /Agent release, session hot/);
+  const recent = await page.textContent(card + ' .recent');
+  assert.match(recent, /ls -la \/srv\/app/); assert.match(recent, /rm -rf \/ → block/);
+  assert.match(await page.textContent(card + ' .waited'), /^waiting \d+ s$/);
+  assert.match(await page.textContent(card + ' .deadline'), /^1 min [0-9]{2} s left, then block$/);
+  assert.match(await page.textContent(card + ' ul.effects'), /program deploy/);
+  // The raw event is one click away.
+  await page.click(card + ' details.raw summary');
+  assert.match(await page.textContent(card + ' details.raw pre'), /"event_type": "pre_action"/);
+  await shot(page, 'approval-card', { fullPage: true });
+  const t0 = Date.now();
+  await page.click(card + ' button.approve');
+  await page.waitForSelector(card + ' .answer-status.done, ' + card + ':not(:has(.answer-status))', { timeout: 5000 }).catch(() => {});
+  const clickToAnswered = Date.now() - t0;
+  const clickMs = await slowestInput(page);
+  assert.equal(await approved, 0, 'the waiting agent is released with allow');
+  const released = Date.now() - t0;
+  figures.approveAt500 = { inputToPaintMs: clickMs, navInputToPaintMs: navMs, clickToAnsweredMs: clickToAnswered, clickToAgentReleasedMs: released };
+  assert.ok(clickMs < 100, `the Approve click took ${clickMs} ms to paint`);
+  assert.ok(navMs < 100, `the Approvals tab took ${navMs} ms to paint`);
+  // Event to screen on the open session, with the flood still on.
+  await openSession(page, 'hot');
+  await page.evaluate(() => { window.__ahpPerf.e2s = []; });
+  await page.waitForTimeout(3000);
+  const e2s = await page.evaluate(() => window.__ahpPerf.e2s);
+  figures.approveAt500.e2sP99Ms = quantile(e2s, 0.99);
+  assert.ok(e2s.length > 300, `${e2s.length} rows drawn in 3 s`);
+  assert.ok(quantile(e2s, 0.99) < 1000, `event-to-screen p99 ${quantile(e2s, 0.99)} ms`);
+  // The timeline is bounded and virtual: only the rows in view exist.
+  assert.ok(await page.locator('#timeline tr.tl-row').count() < 80);
+  const r = await load;
+  figures.approveAt500.load = r;
+  assert.equal(r.errors, 0);
+  await page.close();
+});
+
+test('event-to-screen latency at 50, 200 and 500 events/s', async () => {
+  const page = await openPage(observer, h.base);
+  figures.eventToScreen = [];
+  for (const rate of [50, 200, 500]) {
+    const session = 'rate-' + rate;
+    assert.equal(await h.send(['--session', session, 'pre_action', ev('true')]), 0);
+    await openSession(page, session);
+    await page.evaluate(() => { window.__ahpPerf.e2s = []; window.__ahpPerf.maxPumpMs = 0; });
+    const r = await h.load({ session, rate, seconds: 8 });
+    await page.waitForTimeout(500);
+    const p = await page.evaluate(() => ({ e2s: window.__ahpPerf.e2s, maxPumpMs: window.__ahpPerf.maxPumpMs }));
+    const row = { rate, sent: r.sent, perSecond: Math.round(r.perSecond), drawn: p.e2s.length, p50Ms: quantile(p.e2s, 0.5), p99Ms: quantile(p.e2s, 0.99),
+      maxMs: Math.max(...p.e2s), maxPumpMs: Math.round(p.maxPumpMs) };
+    figures.eventToScreen.push(row);
+    // Drawn ten times a second, a flood pushes some rows below the view
+    // before a draw: they are in the list (scroll down), not measured.
+    assert.ok(row.drawn >= r.sent * (rate > 200 ? 0.3 : 0.9), `rows drawn ${row.drawn} of ${r.sent} sent`);
+    assert.ok(row.p99Ms < 1000, `p99 at ${rate}/s: ${row.p99Ms} ms`);
+  }
+  await page.close();
+});
+
+test('decisions per second with 0 and with 5 dashboards open', async () => {
+  // 5 dashboards either watching the very session the agents fill (every
+  // action streamed to each) or open on the catalogue only (root channel).
+  const pages = [];
+  const run = async (n, watch) => {
+    while (pages.length) await pages.pop().close();
+    while (pages.length < n) {
+      const p = await openPage(observer, h.base);
+      if (watch) await openSession(p, 'max');
+      pages.push(p);
+    }
+    return h.load({ session: 'max', rate: 0, seconds: 5, workers: 4 });
+  };
+  assert.equal(await h.send(['--session', 'max', 'pre_action', ev('true')]), 0);
+  const rows = [];
+  for (const [n, watch] of [[0, false], [5, true], [5, false], [0, false], [5, true], [5, false]]) {
+    const r = await run(n, watch);
+    rows.push({ dashboards: n, watching: n ? (watch ? 'the session' : 'the catalogue') : '', perSecond: Math.round(r.perSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms });
+  }
+  while (pages.length) await pages.pop().close();
+  figures.decisionsPerSecond = rows;
+  const mean = (n, w) => rows.filter((r) => r.dashboards === n && (n === 0 || r.watching === w)).reduce((s, r) => s + r.perSecond, 0) / 2;
+  // Browsers share the machine's two cores with the harness and take
+  // CPU from it (bench/README.md); what must not happen is observers
+  // holding agents up (publishing waiting on them): that would bring the
+  // rate near zero.
+  assert.ok(mean(5, 'the session') > 0.15 * mean(0), `with 5 dashboards on the session ${mean(5, 'the session')}/s, without ${mean(0)}/s`);
+  assert.ok(mean(5, 'the catalogue') > 0.5 * mean(0), `with 5 dashboards on the catalogue ${mean(5, 'the catalogue')}/s, without ${mean(0)}/s`);
+});
+
+test('the session list stays put under the pointer; transport noise is folded; rule hits count live', async () => {
+  const page = await openPage(observer, h.base);
+  assert.equal(await h.send(['--session', 'steady-a', 'pre_action', ev('true')]), 0);
+  await page.waitForSelector('tr[data-session="steady-a"]');
+  // The pointer rests on a row: new sessions wait; nothing moves.
+  await page.hover('tr[data-session="steady-a"]');
+  const y0 = (await page.locator('tr[data-session="steady-a"]').boundingBox()).y;
+  for (const s of ['steady-b', 'steady-c']) assert.equal(await h.send(['--session', s, 'pre_action', ev('true')]), 0);
+  assert.equal(await h.send(['--session', 'steady-a', 'pre_action', ev('echo again')]), 0);
+  await page.waitForSelector('#sessions-held:not([hidden])');
+  assert.match(await page.textContent('#sessions-held'), /2 new sessions/);
+  assert.equal(await page.locator('tr[data-session="steady-b"]').count(), 0);
+  assert.equal((await page.locator('tr[data-session="steady-a"]').boundingBox()).y, y0, 'the row under the pointer did not move');
+  await page.mouse.move(5, 890);
+  await page.waitForSelector('tr[data-session="steady-c"]');
+  const order = await page.$$eval('#sessions tbody tr', (rs) => rs.map((r) => r.dataset.session));
+  assert.ok(order.indexOf('steady-c') < order.indexOf('steady-a'), 'new sessions come in on top once the pointer left');
+  // Every `ahp send` is a handshake and a connection end: folded away.
+  await openSession(page, 'steady-a');
+  await page.waitForSelector('#timeline tr.tl-row[data-event-type="pre_action"]');
+  assert.equal(await page.locator('#timeline tr.tl-row[data-event-type="handshake"]:not([hidden])').count(), 0);
+  assert.match(await page.textContent('#tl-noise-count'), /^[1-9]\d* transport events/);
+  await page.check('#tl-noise');
+  await page.waitForSelector('#timeline tr.tl-row[data-event-type="handshake"]:not([hidden])');
+  await page.uncheck('#tl-noise');
+  // Rule hits on the policy page follow decisions without a reload.
+  await page.click('#nav button[data-page="policy"]');
+  await page.waitForSelector('#rules tr[data-rule="approve-deploy"]');
+  const hitsOf = async () => {
+    const rows = await page.$$eval('#rules tbody tr', (rs) => rs.map((r) => [r.dataset.rule, Number(r.cells[1].textContent)]));
+    return new Map(rows);
+  };
+  const before = await hitsOf();
+  assert.equal(await h.send(['--session', 'steady-a', 'pre_action', ev('rm -rf /')]), 2);
+  await page.waitForFunction((b) => [...document.querySelectorAll('#rules tbody tr')].some((r) => Number(r.cells[1].textContent) > (b[r.dataset.rule] || 0)),
+    Object.fromEntries(before), { timeout: 5000 });
+  await shot(page, 'policy', { fullPage: true });
+  await page.close();
+});
+
+test('paused and behind are shown, not hidden; a clicked event opens in view', async () => {
+  const page = await openPage(observer, h.base);
+  assert.equal(await h.send(['--session', 'pause', 'pre_action', ev('true')]), 0);
+  const load = h.load({ session: 'pause', rate: 200, seconds: 10 });
+  await openSession(page, 'pause');
+  await page.waitForFunction(() => document.querySelectorAll('#timeline tr.tl-row:not([hidden])').length > 20);
+  // Pause: the rows stay, the new ones are counted.
+  await page.click('#tl-pause');
+  const first = await page.textContent('#timeline tr.tl-row td:nth-child(8)').catch(() => '');
+  const top = await page.evaluate(() => document.querySelector('#timeline tr.tl-row')._entry);
+  await page.waitForSelector('#tl-new:not([hidden])');
+  assert.equal(await page.textContent('#tl-state'), 'paused');
+  assert.deepEqual(await page.evaluate(() => document.querySelector('#timeline tr.tl-row')._entry), top, 'the rows in view stay put');
+  await shot(page, 'session-paused');
+  await page.click('#tl-new');
+  await page.waitForFunction(() => document.querySelector('#tl-state').textContent === 'live');
+  // Scrolled far down, a clicked row's event opens beside it, in view.
+  await page.evaluate(() => { document.querySelector('#timeline-box').scrollTop = 15 * 26; });
+  await page.waitForFunction(() => /scrolled/.test(document.querySelector('#tl-state').textContent));
+  const row = page.locator('#timeline tr.tl-row:not([hidden])').nth(12);
+  await row.click();
+  const box = await page.locator('#payload').boundingBox();
+  assert.ok(box && box.y >= 0 && box.y < 900, `the event opens at y=${box && box.y}`);
+  assert.match(await page.textContent('#payload'), /echo load/);
+  // A main thread held for 1.5 s leaves a backlog: the badge says so.
+  await page.evaluate(() => {
+    window.__connSeen = [];
+    new MutationObserver(() => window.__connSeen.push(document.querySelector('#conn').textContent))
+      .observe(document.querySelector('#conn'), { childList: true, characterData: true, subtree: true });
+    const t = performance.now(); while (performance.now() - t < 1500) { /* busy */ }
+  });
+  await page.waitForFunction(() => window.__connSeen.some((t) => /^behind/.test(t)), null, { timeout: 5000 });
+  await page.waitForFunction(() => document.querySelector('#conn').textContent === 'live', null, { timeout: 10000 });
+  void first;
+  assert.equal((await load).errors, 0);
+  await page.close();
+});
