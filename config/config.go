@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ahp-go/ahp/internal/duration"
 	"github.com/ahp-go/ahp/redact"
 )
 
@@ -292,6 +293,11 @@ func (c *Config) Validate() error {
 	if c.DataDir == "" {
 		bad("data_dir: must not be empty")
 	}
+	for _, l := range c.Listen {
+		if err := CheckListen(l); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -411,9 +417,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		*d = 0
 		return nil
 	}
-	v, err := time.ParseDuration(n.Value)
+	v, err := duration.Parse(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (examples: 90s, 5m, 720h)", n.Line, n.Value)
+		return fmt.Errorf("line %d: %q is not a duration (examples: 90s, 5m, 720h, 90d)", n.Line, n.Value)
 	}
 	*d = Duration(v)
 	return nil
