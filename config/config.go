@@ -271,16 +271,9 @@ func Parse(data []byte, c *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return cleanYAMLError(err)
+		return cleanYAMLError(data, err)
 	}
 	return c.Validate()
-}
-
-func cleanYAMLError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
-	msg = strings.ReplaceAll(msg, " in type config.", " in section ")
-	return errors.New(msg)
 }
 
 // Validate checks values that have a fixed set of choices or bounds.

@@ -69,3 +69,64 @@ func TestCheckConfigListen(t *testing.T) {
 		}
 	}
 }
+
+// Configuration and policy errors name the real line, and an unknown key
+// is told in the file's terms with the keys its section takes.
+func TestConfigAndPolicyErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for body, want := range map[string]string{
+		"policy:\n  packz: {}\n":                  "line 2: unknown key packz in section policy (valid keys: default, files, mode, packs, params, shadow, watch)",
+		"bogus: 1\n":                              "line 1: unknown key bogus at the top level (valid keys: admin, approvals,",
+		"log:\n  level: info\n  format: [text\n": "line 3: did not find expected",
+		"log:\n  level: info\n\tformat: text\n":  "line 3: found a tab character",
+	} {
+		_, err := runAhp(t, "check", "--config", write("c.yaml", body))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "PolicyConfig") {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+	p := write("p.yaml", "rules:\n  - id: a\n    condition: \"true\"\n    outcome: {decision: allow\n")
+	var errb strings.Builder
+	root := newRootCmd()
+	root.SetOut(&errb)
+	root.SetErr(&errb)
+	root.SetArgs([]string{"check", p})
+	_ = root.ExecuteContext(t.Context())
+	if !strings.Contains(errb.String(), "p.yaml:4: invalid YAML") {
+		t.Errorf("policy syntax error: %s", errb.String())
+	}
+}
+
+// ahp send's argument errors say what is missing and list the event
+// types; an invalid notification is refused before anything is sent; no
+// harness at the address asks whether ahp serve runs.
+func TestSendErrors(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "none.sock")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"missing EVENT_TYPE and PAYLOAD_JSON", "pre_action, pre_prompt"}},
+		{[]string{"pre_action"}, []string{"missing PAYLOAD_JSON after pre_action"}},
+		{[]string{"pre_actoin", "{}"}, []string{`unknown event type "pre_actoin"; want one of pre_action,`, "confirmation"}},
+		{[]string{"run_lifecycle", "{}"}, []string{"not a valid run_lifecycle payload, nothing sent", "run_id"}},
+		{[]string{"pre_action", "{}"}, []string{"no harness answered\n  unix:" + sock + ": connect:", "is `ahp serve` running?"}},
+	} {
+		_, err := runAhp(t, append([]string{"send", "--connect", "unix:" + sock}, c.args...)...)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("send %v: %v, want %q", c.args, err, w)
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "arg(s)") {
+			t.Errorf("send %v: %v", c.args, err)
+		}
+	}
+}

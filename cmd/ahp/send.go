@@ -104,13 +104,18 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 	}
 	t := protocol.EventType(typ)
 	if !t.Known() {
-		return exitWith(exitFail, fmt.Sprintf("unknown event type %q", typ))
+		return exitWith(exitFail, unknownEventType(typ))
 	}
 	if t == protocol.EventHandshake || t == protocol.EventQuery {
 		return exitWith(exitFail, fmt.Sprintf("%s is not sent as an event", typ))
 	}
 	if !json.Valid([]byte(payload)) {
 		return exitWith(exitFail, "PAYLOAD_JSON is not valid JSON")
+	}
+	if !t.Blocking() {
+		if err := checkNotification(t, []byte(payload)); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
@@ -182,11 +187,11 @@ func (o *sendOptions) dialHarness(ctx context.Context, addrs []string) (*client.
 		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
 	})
 	if err != nil {
-		return nil, exitWith(exitFail, err.Error())
+		return nil, exitWith(exitFail, noHarnessMessage(err, addrs, ""))
 	}
 	if _, err := c.Handshake(ctx); err != nil {
 		_ = c.Close()
-		return nil, exitWith(exitFail, "handshake: "+err.Error())
+		return nil, exitWith(exitFail, noHarnessMessage(err, addrs, "handshake: "))
 	}
 	return c, nil
 }
