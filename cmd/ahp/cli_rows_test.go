@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,4 +131,57 @@ func TestSendErrors(t *testing.T) {
 			t.Errorf("send %v: %v", c.args, err)
 		}
 	}
+}
+
+// ahp serve makes a missing socket directory (owner only), says "harness
+// ready" only once every listener accepts, and never when one fails.
+func TestServeReadyAndSocketDirectory(t *testing.T) {
+	bin := e2eBinary(t)
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "home", ".ahp", "ahp.sock") // ~/.ahp does not exist
+	srv, stderr := startServeArgs(t, bin, dir, "--listen", "unix:"+sock, "--admin", "off", "--data-dir", filepath.Join(dir, "data"))
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "harness ready") })
+	_ = srv.Process.Kill()
+	_ = srv.Wait()
+	if fi, err := os.Stat(filepath.Dir(sock)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("socket directory: %v %v", fi, err)
+	}
+	log := stderr.String()
+	if i, j := strings.Index(log, "msg=listening"), strings.Index(log, "harness ready"); i < 0 || j < i {
+		t.Fatalf("harness ready before listening:\n%s", log)
+	}
+
+	// A socket directory that cannot be made: the error names it.
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runAhpIn(t, bin, dir, "serve", "--listen", "unix:"+filepath.Join(blocker, "ahp.sock"), "--admin", "off", "--data-dir", filepath.Join(dir, "data2"))
+	if code == 0 || !strings.Contains(errOut, filepath.Join(blocker, "ahp.sock")) || !strings.Contains(errOut, "directory cannot be created") || strings.Contains(errOut, "harness ready") {
+		t.Fatalf("socket under a file: exit %d %s", code, errOut)
+	}
+
+	// A second listener that cannot listen: start-up fails, never "ready".
+	busy := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	first, firstErr := startServeArgs(t, bin, dir, "--listen", busy, "--admin", "off", "--data-dir", filepath.Join(dir, "data3"))
+	defer func() { _ = first.Process.Kill(); _ = first.Wait() }()
+	waitFor(t, func() bool { return strings.Contains(firstErr.String(), "harness ready") })
+	code, _, errOut = runAhpIn(t, bin, dir, "serve", "--listen", "unix:"+filepath.Join(dir, "s2.sock"), "--listen", busy, "--admin", "off", "--data-dir", filepath.Join(dir, "data4"))
+	if code == 0 || !strings.Contains(errOut, "address already in use") || strings.Contains(errOut, "harness ready") {
+		t.Fatalf("busy port: exit %d %s", code, errOut)
+	}
+}
+
+// startServeArgs starts ahp with exactly args and returns it with its stderr.
+func startServeArgs(t *testing.T, bin, dir string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Dir = dir
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, stderr
 }
