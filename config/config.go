@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -401,8 +402,15 @@ type Duration time.Duration
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// MarshalYAML writes d as a duration string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+// MarshalYAML writes d as a duration string: whole days as "90d", others
+// as Go writes them ("5m0s").
+func (d Duration) MarshalYAML() (any, error) {
+	const day = 24 * time.Hour
+	if v := time.Duration(d); v > 0 && v%day == 0 {
+		return strconv.FormatInt(int64(v/day), 10) + "d", nil
+	}
+	return time.Duration(d).String(), nil
+}
 
 // UnmarshalYAML reads a duration string (or 0).
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {

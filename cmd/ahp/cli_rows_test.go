@@ -185,3 +185,32 @@ func startServeArgs(t *testing.T, bin, dir string, args ...string) (*exec.Cmd, *
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return cmd, stderr
 }
+
+// --print-config says which packs run (each with its default) and the
+// audit retention in days, and what it prints loads back.
+func TestPrintConfigShowsDefaults(t *testing.T) {
+	out, err := runAhp(t, "serve", "--print-config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"    approvals: true\n", "    destructive_shell: true\n", "    filesystem_scope: false\n", "    budgets: false\n", "  max_age: 90d\n", "  retention: 30d\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--print-config lacks %q:\n%s", want, out)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "ahp.yaml")
+	if err := os.WriteFile(p, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := runAhp(t, "check", "--config", p); err != nil || !strings.Contains(got, "OK") {
+		t.Fatalf("the printed configuration does not load: %q %v", got, err)
+	}
+}
+
+// The flags docs/observer-protocol.md names are in ahp serve --help.
+func TestServeHelpShowsObserverFlags(t *testing.T) {
+	out, err := runAhp(t, "serve", "--help")
+	if err != nil || !strings.Contains(out, "--observe-ring") || !strings.Contains(out, "--observe-queue") {
+		t.Fatalf("serve --help: %v\n%s", err, out)
+	}
+}

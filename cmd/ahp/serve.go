@@ -81,6 +81,7 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 		return err
 	}
 	if o.printConfig {
+		showDefaults(&cfg)
 		out, err := cfg.Marshal()
 		if err != nil {
 			return err
