@@ -214,3 +214,18 @@ func TestServeHelpShowsObserverFlags(t *testing.T) {
 		t.Fatalf("serve --help: %v\n%s", err, out)
 	}
 }
+
+// ahp doctor does not take admin: "off" (no admin API) for an address
+// beyond loopback.
+func TestDoctorAdminOff(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ahp.yaml")
+	if err := os.WriteFile(cfg, []byte("data_dir: "+filepath.Join(dir, "data")+"\nadmin: \"off\"\nlisten: [unix:"+filepath.Join(dir, "h.sock")+"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	_ = runDoctor(&out, &doctorOptions{configFile: cfg, dir: dir, home: dir, system: dir})
+	if strings.Contains(out.String(), "admin API (off)") {
+		t.Fatalf("admin off reported as listening:\n%s", out.String())
+	}
+}
