@@ -84,8 +84,8 @@ func TestConfigAndPolicyErrors(t *testing.T) {
 		return p
 	}
 	for body, want := range map[string]string{
-		"policy:\n  packz: {}\n":                  "line 2: unknown key packz in section policy (valid keys: default, files, mode, packs, params, shadow, watch)",
-		"bogus: 1\n":                              "line 1: unknown key bogus at the top level (valid keys: admin, approvals,",
+		"policy:\n  packz: {}\n":                 "line 2: unknown key packz in section policy (valid keys: default, files, mode, packs, params, shadow, watch)",
+		"bogus: 1\n":                             "line 1: unknown key bogus at the top level (valid keys: admin, approvals,",
 		"log:\n  level: info\n  format: [text\n": "line 3: did not find expected",
 		"log:\n  level: info\n\tformat: text\n":  "line 3: found a tab character",
 	} {
