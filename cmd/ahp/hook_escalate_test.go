@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -143,6 +144,16 @@ func TestHookEscalationPerToolAndMode(t *testing.T) {
 		if g := res[c]; g.code != 0 || g.out != want[c.tool] {
 			t.Errorf("%s approved: exit %d, stdout %s, stderr %s", c.tool, g.code, g.out, g.errOut)
 		}
+	}
+
+	// ahp send says how long it waits too: the held request is answered
+	// block (exit 2) before --timeout, not abandoned with an error (exit 1).
+	start := time.Now()
+	cmd := exec.Command(bin, "send", "--connect", addr, "--timeout", "4s", "pre_action", `{"tool_name":"bash","arguments":{"command":"terraform apply"}}`)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || time.Since(start) > 4*time.Second || !strings.Contains(string(out), `"approval_status":"expired"`) {
+		t.Errorf("ahp send --timeout 4s of a held request: %v after %v: %s", err, time.Since(start), out)
 	}
 }
 

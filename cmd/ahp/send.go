@@ -136,6 +136,11 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 		}
 		ev.Metadata = json.RawMessage(o.metadata)
 	}
+	if t.Blocking() && !t.Typed() {
+		if ev.Metadata, err = withEscalationWait(ev.Metadata, o.timeout); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
+	}
 	out := cmd.OutOrStdout()
 	if !t.Blocking() {
 		if err := c.NotifyEvent(ctx, ev); err != nil {
