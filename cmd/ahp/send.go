@@ -44,7 +44,9 @@ func newSendCmd() *cobra.Command {
 
 ahp send connects, performs the handshake, sends the event and exits.
 Fire-and-forget event types (post_action, session_start, ...) are sent as
-notifications and print nothing.
+notifications and print nothing. pre_action and pre_prompt carry
+metadata.escalation.wait_ms (--timeout less 2 s): a rule that holds the
+event for an approval answers block by then rather than outlive ahp send.
 
 ahp send query QUERY_TYPE [PAYLOAD_JSON] sends ahp/query instead and prints
 the response ({"answer": ..., "reason": ...}); see docs/query.md for the
