@@ -64,6 +64,9 @@ type Config struct {
 	// Telemetry configures OpenTelemetry export of decisions and metrics
 	// over OTLP (docs/telemetry.md).
 	Telemetry TelemetryConfig `yaml:"telemetry" json:"telemetry"`
+	// Notifications configures the webhooks told of pending approvals and
+	// their outcome (docs/notifications.md).
+	Notifications NotificationsConfig `yaml:"notifications" json:"notifications"`
 }
 
 // TelemetryConfig configures OTLP export. Empty values fall back to the
@@ -243,6 +246,8 @@ func Default() Config {
 		Idle:      IdleConfig{DeferWhilePending: true},
 		Redaction: redact.Rules{Fields: []string{}, Patterns: []redact.Pattern{}},
 		Telemetry: TelemetryConfig{Traces: true, Metrics: true},
+
+		Notifications: defaultNotifications(),
 	}
 }
 
@@ -382,11 +387,15 @@ func (c *Config) Validate() error {
 	if err := c.Redaction.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.Notifications.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
 // Marshal returns c as YAML, as --print-config shows it.
 func (c Config) Marshal() ([]byte, error) {
+	c.Store = StoreWithoutPassword(c.Store)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -429,4 +438,29 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalJSON writes d as a duration string.
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + time.Duration(d).String() + `"`), nil
+}
+
+// StoreWithoutPassword returns a PostgreSQL store URL with its password
+// (in the user information or a password= parameter) left out, so that
+// printing the configuration never shows it; the password is then taken
+// from PGPASSWORD or a password file, as libpq does. Any other value is
+// returned as it is; a URL that does not parse is replaced by a note.
+func StoreWithoutPassword(store string) string {
+	if !strings.HasPrefix(store, "postgres://") && !strings.HasPrefix(store, "postgresql://") {
+		return store
+	}
+	u, err := url.Parse(store)
+	if err != nil {
+		return "postgres://… (the configured URL does not parse)"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.User(u.User.Username())
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Del("password")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

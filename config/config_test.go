@@ -141,3 +141,23 @@ func TestSchemaRefusesWhatItShould(t *testing.T) {
 		}
 	}
 }
+
+func TestMarshalLeavesOutStorePassword(t *testing.T) {
+	for _, store := range []string{
+		"postgres://ahp:s3cr3t-pw@db.internal:5432/ahp?sslmode=require",
+		"postgresql://ahp@db.internal/ahp?password=s3cr3t-pw&sslmode=disable",
+	} {
+		c := Default()
+		c.Store = store
+		out, err := c.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "s3cr3t-pw") {
+			t.Fatalf("printed configuration holds the password:\n%s", out)
+		}
+		if !strings.Contains(string(out), "ahp@db.internal") {
+			t.Fatalf("printed configuration lost the user and host:\n%s", out)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -358,10 +359,17 @@ var checks = []check{
 		}
 		return Pass, strings.Join(kinds, ", ")
 	})},
-	{"§5", "every typed event answered with its typed decision", onMain(func(ctx context.Context, _ *runner, s *session) (Status, string) {
+	{"§5", "every typed event answered with its typed decision", onMain(func(ctx context.Context, r *runner, s *session) (Status, string) {
 		var bad []string
 		for _, ts := range typedSamples {
-			res, why := wantResult(s.call(ctx, "ahp/event", event(ts.typ, 0, raw(ts.payload))))
+			resp, err := s.call(ctx, "ahp/event", event(ts.typ, 0, raw(ts.payload)))
+			res, why := wantResult(resp, err)
+			if errors.Is(err, errNoAnswer) {
+				// Say what the server needs rather than only that it was
+				// silent: a harness may rightly hold an event for a human.
+				why = fmt.Sprintf("no answer within %v: the suite needs each typed event answered without a human; "+
+					"a server that holds this one for an approval must be configured to answer it at once (docs/conformance.md, \"What a server needs\")", r.opts.Timeout)
+			}
 			if why == "" {
 				if err := ts.decode(res); err != nil {
 					why = fmt.Sprintf("%s does not decode: %v", res, err)

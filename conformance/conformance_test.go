@@ -25,11 +25,19 @@ func startService(t *testing.T) (*service.Service, map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
 	c := config.Default()
-	c.DataDir = filepath.Join(dir, "data")
-	c.Admin = ""
 	c.Harness.MaxMessageBytes = 1 << 20
 	c.Policy.Files = []string{filepath.Join("testdata", "policy.yaml")}
 	c.Listen = []string{"unix:" + filepath.Join(dir, "h.sock"), "http://127.0.0.1:0", "ws://127.0.0.1:0", "grpc://127.0.0.1:0"}
+	return runService(t, c, dir)
+}
+
+// runService runs the harness of configuration c with its data directory
+// under dir and no admin listener, and returns the bound address of each
+// listener by scheme.
+func runService(t *testing.T, c config.Config, dir string) (*service.Service, map[string]string) {
+	t.Helper()
+	c.DataDir = filepath.Join(dir, "data")
+	c.Admin = ""
 	var mu sync.Mutex
 	addrs := map[string]string{}
 	ready := make(chan struct{})
@@ -77,6 +85,29 @@ func dialer(addr string) func(context.Context) (transport.Conn, error) {
 	return func(ctx context.Context) (transport.Conn, error) {
 		return transport.Dial(ctx, addr, transport.DialOptions{})
 	}
+}
+
+// TestDefaultServerPasses runs the suite against the harness in its
+// default configuration (default packs, no policy file, default limits),
+// as "ahp serve" runs it, over a Unix socket: every check passes, the
+// typed confirmation included (a user_confirm is answered escalate at
+// once instead of waiting for an approver). The slow-tool check is
+// skipped: it needs a rule that holds a tool.
+func TestDefaultServerPasses(t *testing.T) {
+	dir := t.TempDir()
+	c := config.Default()
+	c.Listen = []string{"unix:" + filepath.Join(dir, "h.sock")}
+	_, addrs := runService(t, c, dir)
+	rep, err := conformance.Run(context.Background(), conformance.Options{Dial: dialer(addrs["unix"]), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = rep.Write(&out)
+	if rep.Failed() > 0 || rep.Passed() < 30 {
+		t.Fatalf("default server:\n%s", out.String())
+	}
+	t.Logf("default server: %d passed, %d skipped", rep.Passed(), len(rep.Results)-rep.Passed())
 }
 
 // TestOurServerPasses runs the whole suite against the product harness

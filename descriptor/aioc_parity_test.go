@@ -293,3 +293,29 @@ agents:
 	wantProblem(t, err, `agent "a": handoffs[4].where`, "must be an object")
 	wantProblem(t, err, `agent "a": handoffs[5]`, "must be a non-empty string or an object")
 }
+
+// TestAiocLiteralBraces renders testdata/aioc/instructions_literal_braces.yaml
+// as aioc 0.2.8 does. Double braces that aioc does not read as a
+// {{context.PATH}} placeholder ({{input.message}}, {{ runtime.now_iso }},
+// {{ user.name }}, {{}}, {{context.}}, {{ context .x}}) stay literal text;
+// a placeholder inside a third brace is still one. The expected text is
+// what aioc printed for this file (createContext with message "hello",
+// then the agent's instructions), not this package's own output.
+func TestAiocLiteralBraces(t *testing.T) {
+	d, err := Load(filepath.Join("testdata", "aioc", "instructions_literal_braces.yaml"))
+	if err != nil {
+		t.Fatalf("refused, aioc loads it: %v", err)
+	}
+	ctx, err := d.NewContext(ContextInput{Message: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.ResolveInstructions("a", ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "Reply to {{input.message}} at {{ runtime.now_iso }} for {{ user.name }}; {{}} {{context.}} {{ context .x}} {hello} said hello"
+	if got != want {
+		t.Fatalf("instructions\n got: %q\nwant: %q (aioc 0.2.8)", got, want)
+	}
+}

@@ -56,9 +56,12 @@
 // dropped, so "a..b" and " a . b " both name a.b; each remaining segment
 // must be ASCII letters, digits, '_' and '-'. The descriptor and its hash
 // keep the paths as written. PATH must be declared, exactly, under
-// context.references: declaring "prompt" does not allow "prompt.label". Any
-// other text between double braces is refused when the descriptor is
-// loaded, even in parts that are gated off. A where gate, on an
+// context.references: declaring "prompt" does not allow "prompt.label". A
+// placeholder is what aioc reads as one: "{{", optional spaces, "context.",
+// a path, optional spaces, "}}". One whose path is not a plain path (an
+// expression, filter, default or call) is refused when the descriptor is
+// loaded, even in parts that are gated off. Other text between double
+// braces, such as {{input.message}}, stays literal text, as in aioc. A where gate, on an
 // instruction part or on a handoff, must name a reference declared with
 // type "boolean" (a bare true reference is refused, as aioc refuses it).
 //

@@ -2,6 +2,7 @@ package descriptor
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -25,41 +26,41 @@ func (e placeholderError) Error() string {
 	return fmt.Sprintf("placeholder %s: %s", e.placeholder, e.msg)
 }
 
+// jsSpace is the class of characters JavaScript's \s matches (ASCII white
+// space, NBSP, the Unicode space separators, line and paragraph
+// separators and the BOM); Go's \s is ASCII only.
+const jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
+
+// contextPlaceholder finds the placeholders aioc 0.2.8 renders: "{{",
+// optional white space, "context.", a path of at least one character with
+// no "}", optional white space, "}}". The match is leftmost-first with a
+// lazy path, as with JavaScript's RegExp.
+var contextPlaceholder = regexp.MustCompile(`\{\{` + jsSpace + `*context\.([^}]+?)` + jsSpace + `*\}\}`)
+
 // compileTemplate splits text into literals and context placeholders.
 //
-// Every "{{ ... }}" must be exactly a context path reference,
-// {{context.a.b}}, with optional spaces inside the braces; the path is
-// normalized as normalizePath does. Anything else
-// between double braces (expressions, filters, calls, the built-ins
-// input.message and runtime.now_iso, which only apply to context defaults)
-// is refused, so that a template cannot silently render as literal text. A
-// "{{" with no closing "}}" is plain text.
+// A placeholder is exactly what aioc 0.2.8 treats as one (contextPlaceholder):
+// text between double braces that starts with "context.". Its path must be
+// a plain context path, normalized as normalizePath does; anything else
+// after "context." (expressions, operators, filters, defaults, calls) is
+// refused, as aioc refuses it. Every other "{{...}}" is literal text, as in
+// aioc: {{input.message}} and {{runtime.now_iso}} are substituted only in
+// context field defaults, and inside instructions stay as written.
 func compileTemplate(text string) (template, []error) {
 	var (
 		t    template
 		errs []error
 		lit  strings.Builder
 	)
-	rest := text
-	for {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			lit.WriteString(rest)
-			break
-		}
-		j := strings.Index(rest[i+2:], "}}")
-		if j < 0 {
-			lit.WriteString(rest)
-			break
-		}
-		lit.WriteString(rest[:i])
-		whole := rest[i : i+2+j+2]
-		inner := strings.TrimSpace(rest[i+2 : i+2+j])
-		rest = rest[i+2+j+2:]
-
-		p, err := placeholderPath(inner)
+	last := 0
+	for _, m := range contextPlaceholder.FindAllStringSubmatchIndex(text, -1) {
+		lit.WriteString(text[last:m[0]])
+		last = m[1]
+		whole := text[m[0]:m[1]]
+		path, err := normalizePath(text[m[2]:m[3]], "the path")
 		if err != nil {
-			errs = append(errs, placeholderError{placeholder: whole, msg: err.Error()})
+			errs = append(errs, placeholderError{placeholder: whole,
+				msg: fmt.Sprintf("not a plain context path: expressions, operators, filters, defaults and calls are not supported (%v)", err)})
 			lit.WriteString(whole)
 			continue
 		}
@@ -67,31 +68,13 @@ func compileTemplate(text string) (template, []error) {
 			t = append(t, segment{lit: lit.String()})
 			lit.Reset()
 		}
-		t = append(t, segment{path: p})
+		t = append(t, segment{path: path})
 	}
+	lit.WriteString(text[last:])
 	if lit.Len() > 0 {
 		t = append(t, segment{lit: lit.String()})
 	}
 	return t, errs
-}
-
-// placeholderPath returns the context path of a placeholder's inner text.
-func placeholderPath(inner string) (string, error) {
-	switch {
-	case inner == "":
-		return "", fmt.Errorf("empty placeholder")
-	case inner == "input.message" || inner == "runtime.now_iso":
-		return "", fmt.Errorf("the built-in %s is only substituted in context field defaults; declare a context field defaulting to it and reference that field", inner)
-	}
-	p, ok := strings.CutPrefix(inner, "context.")
-	if !ok {
-		return "", fmt.Errorf("only context path references such as {{context.a.b}} are supported")
-	}
-	path, err := normalizePath(p, "the path")
-	if err != nil {
-		return "", fmt.Errorf("not a plain context path: expressions, operators, filters, defaults and calls are not supported (%v)", err)
-	}
-	return path, nil
 }
 
 // normalizePath reads a context path as aioc does: the text is split at

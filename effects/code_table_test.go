@@ -476,6 +476,16 @@ async def main():
 		[]string{"run docker run --privileged -v /:/host"}},
 	{"python", "import urllib.request, zipfile, io\nz = zipfile.ZipFile(io.BytesIO(urllib.request.urlopen(\"https://h.example/t.zip\").read()))\nz.extractall(\"/tmp/t\")",
 		[]string{"connect https://h.example/t.zip", "write -r /tmp/t", "download https://h.example/t.zip > /tmp/t"}},
+	// issue 26: a file server made in code serves the working directory
+	{"python", "import http.server as s, socketserver as ss\nss.TCPServer((\"\", 4444), s.SimpleHTTPRequestHandler).serve_forever()",
+		[]string{"listen :4444", "read -r /w"}},
+	{"python", "import functools, http.server\nh = functools.partial(http.server.SimpleHTTPRequestHandler, directory=\"/etc\")\nhttp.server.HTTPServer((\"0.0.0.0\", 80), functools.partial(http.server.SimpleHTTPRequestHandler, directory=\"/etc\")).serve_forever()",
+		[]string{"listen 0.0.0.0:80", "read -r /etc"}},
+	{"python", "import socketserver\nsocketserver.TCPServer((\"127.0.0.1\", 9000), Handler).serve_forever()",
+		[]string{"listen 127.0.0.1:9000"}},
+	// a subprocess given cwd= reads its relative paths there
+	{"python", "import subprocess\nsubprocess.run([\"rm\", \"-rf\", \"out\"], cwd=\"build\")",
+		[]string{"sh: cd build && rm -rf out"}},
 }
 
 func TestCodeTable(t *testing.T) {

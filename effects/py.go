@@ -1047,7 +1047,8 @@ func pyCanon(q string) string {
 		{"io.open", "open"}, {"codecs.open", "open"}, {"urllib2.", "urllib.request."},
 		{"urllib.urlopen", "urllib.request.urlopen"}, {"urllib.urlretrieve", "urllib.request.urlretrieve"},
 		{"httplib.", "http.client."}, {"commands.", "subprocess."}, {"httpx.", "requests."},
-		{"requests.api.", "requests."}, {"posixpath.", "os.path."}, {"pathlib2.", "pathlib."}} {
+		{"requests.api.", "requests."}, {"posixpath.", "os.path."}, {"pathlib2.", "pathlib."},
+		{"SocketServer.", "socketserver."}, {"BaseHTTPServer.", "http.server."}, {"SimpleHTTPServer.", "http.server."}} {
 		if strings.HasPrefix(q, r[0]) {
 			return r[1] + q[len(r[0]):]
 		}
@@ -1120,8 +1121,10 @@ func init() {
 		"shutil.unpack_archive": pyUnpack, "shutil.make_archive": pyMakeArchive,
 		"tarfile.open": pyArchive, "zipfile.ZipFile": pyArchive, "webbrowser.open": pyBrowse,
 		"socket.gethostbyname": pyDNS, "socket.getaddrinfo": pyDNS, "socket.gethostbyname_ex": pyDNS,
-		"paramiko.SSHClient": pySSHClient,
-		"tempfile.mkdtemp":   pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
+		"paramiko.SSHClient":     pySSHClient,
+		"socketserver.TCPServer": pyServer, "socketserver.ThreadingTCPServer": pyServer, "socketserver.ForkingTCPServer": pyServer,
+		"http.server.HTTPServer": pyServer, "http.server.ThreadingHTTPServer": pyServer,
+		"tempfile.mkdtemp": pyTemp(false), "tempfile.TemporaryDirectory": pyTemp(false),
 		"tempfile.mkstemp": pyTemp(true), "tempfile.NamedTemporaryFile": pyTemp(true),
 		"tempfile.TemporaryFile": pyTemp(true), "tempfile.gettempdir": pyTempDir,
 		"zlib.decompress": pyOpaque, "io.BytesIO": pyFirst, "io.StringIO": pyFirst,
@@ -1477,7 +1480,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 		p.unknownf("arguments not known before run time: %s", snippet(a.text))
 	}
 	p.started(path.Base(words[0]))
-	line := JoinArgv(words)
+	line := p.cwdPrefix(a) + JoinArgv(words)
 	if unknown {
 		// An unknown word is a variable the shell reader does not know.
 		line = strings.ReplaceAll(line, "'"+pyHole+"'", `"${AHP_UNKNOWN}"`)
@@ -1500,14 +1503,33 @@ func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 		if v.pat != "" && !strings.HasPrefix(v.pat, pyHole) {
 			// The known parts are still read: the unknown ones are a
 			// variable the shell reader does not know.
-			line := strings.ReplaceAll(v.pat, pyHole, "${AHP_UNKNOWN}")
+			line := p.cwdPrefix(a) + strings.ReplaceAll(v.pat, pyHole, "${AHP_UNKNOWN}")
 			p.noteShellLine(line)
 			p.s.nested("sh", func() { shellReader(p.s, line) })
 		}
 		return
 	}
 	p.noteShellLine(v.s)
-	p.s.nested("sh", func() { shellReader(p.s, v.s) })
+	line := p.cwdPrefix(a) + v.s
+	p.s.nested("sh", func() { shellReader(p.s, line) })
+}
+
+// cwdPrefix is the shell text that puts a command in the working
+// directory a call gives it (subprocess.run(..., cwd="build")), so that
+// its relative paths are read against that directory; "" when the call
+// names none or names it only at run time.
+func (p *py) cwdPrefix(a *pyArgs) string {
+	if a == nil {
+		return ""
+	}
+	v, ok := a.kw["cwd"]
+	if !ok {
+		return ""
+	}
+	if d, known := v.str(); known && d != "" {
+		return "cd " + JoinArgv([]string{d}) + " && "
+	}
+	return ""
 }
 
 func pyShell(p *py, q string, a *pyArgs) pyVal {
@@ -1646,6 +1668,41 @@ func pySocket(p *py, q string, a *pyArgs) pyVal {
 	p.sockets = append(p.sockets, o)
 	return pyObjV(o)
 }
+
+// pyServer reads a socket server made in code (socketserver.TCPServer,
+// http.server.HTTPServer): it listens on its address, and with the
+// standard library's file handler (SimpleHTTPRequestHandler, also through
+// functools.partial) it serves the files under the working directory, or
+// under the directory= given to the handler, to whoever connects.
+func pyServer(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "server_address")
+	h, pt, ok := endpoint(v)
+	if !ok {
+		p.unknownf("a listen on an address not known before run time: %s", snippet(a.text))
+	}
+	p.add(Effect{Kind: Listen, Host: h, Port: pt})
+	handler := ""
+	if len(a.nodes) > 1 && a.nodes[1] != nil {
+		handler = a.nodes[1].text
+	} else if n, ok := a.kw["RequestHandlerClass"]; ok {
+		handler = n.s
+	}
+	if strings.Contains(handler, "SimpleHTTPRequestHandler") || strings.Contains(handler, "CGIHTTPRequestHandler") {
+		dir := "."
+		if m := pyDirectoryKwRE.FindStringSubmatch(handler); m != nil {
+			dir = m[2]
+		} else if strings.Contains(handler, "directory=") {
+			p.unknownf("a file server of a directory not known before run time: %s", snippet(handler))
+			return pyVal{}
+		}
+		if path, ok := p.pathOf(pyS(dir), q, a); ok {
+			p.add(Effect{Kind: Read, Path: path, Recursive: true})
+		}
+	}
+	return pyVal{}
+}
+
+var pyDirectoryKwRE = regexp.MustCompile(`directory\s*=\s*(['"])([^'"]*)(['"])`)
 
 // endpoint reads a (host, port) address.
 func endpoint(v pyVal) (host, port string, ok bool) {

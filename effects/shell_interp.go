@@ -487,6 +487,10 @@ func hRuby(c *shCall) *shStream {
 			i++
 		}
 	}
+	if codeKnown && len(code) == 1 && strings.HasPrefix(strings.TrimSpace(code[0]), "httpd") && shHasWord(args[:i], "-run") {
+		rubyHttpd(c, args[i:])
+		return c.filter()
+	}
 	rest, done := c.interpCode("ruby", code, codeKnown, codeWord, args[i:])
 	if done {
 		return c.filter()
@@ -497,6 +501,36 @@ func hRuby(c *shCall) *shStream {
 		c.files(Read, rest, false)
 	}
 	return c.filter()
+}
+
+// rubyHttpd reads ruby -run -e httpd [DIR] [-p PORT] [-b ADDR]: un.rb's
+// file server, on every interface unless -b says otherwise, of DIR (the
+// working directory by default).
+func rubyHttpd(c *shCall, rest []sword) {
+	p := shParseOpts(rest, shOpts("-p --port -b --bind-address"), false)
+	host, port := "", "8080"
+	if v, ok := p.get("-b", "--bind-address"); ok {
+		host = v.arg
+	}
+	if v, ok := p.get("-p", "--port"); ok {
+		port = v.arg
+	}
+	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	dir := shLit(".")
+	if len(p.ops) > 0 {
+		dir = p.ops[0]
+	}
+	c.file(Read, dir, func(e *Effect) { e.Recursive = true })
+}
+
+// shHasWord reports whether a known word equals w.
+func shHasWord(ws []sword, w string) bool {
+	for _, x := range ws {
+		if x.known && x.val == w {
+			return true
+		}
+	}
+	return false
 }
 
 func hPhp(c *shCall) *shStream {
@@ -525,6 +559,13 @@ func hPhp(c *shCall) *shStream {
 			if i+1 < len(args) {
 				host, port, _ := strings.Cut(args[i+1].val, ":")
 				c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+				// The built-in server serves the files under its
+				// document root (-t), the working directory by default.
+				root := shLit(".")
+				if t, ok := shParseOpts(args[i+2:], shOpts("-t -c -d"), false).get("-t"); ok {
+					root = t
+				}
+				c.file(Read, root, func(e *Effect) { e.Recursive = true })
 			}
 			return c.filter()
 		case "-d", "-c", "-z", "-t":

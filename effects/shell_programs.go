@@ -22,6 +22,7 @@ func init() {
 		"cp": hCopy, "mv": hMove, "install": hInstall, "ln": hLn, "link": hLn,
 		"mkdir": hCreateOps, "touch": hTouch, "mkfifo": hCreateOps, "mknod": hMknod,
 		"truncate": hTruncate, "tee": hTee, "dd": hDd,
+		"mkfs": hMkfs, "mke2fs": hMkfs, "mkswap": hMkfs, "wipefs": hMkfs, "mkdosfs": hMkfs, "mkntfs": hMkfs,
 		"sed": hSed, "chmod": hChmod, "chown": hChown, "chgrp": hChown,
 		"setfacl": hSetfacl, "setcap": hSetcap, "chattr": hChattr,
 		"tar": hTar, "zip": hZip, "unzip": hUnzip, "7z": h7z, "7za": h7z,
@@ -65,7 +66,7 @@ func init() {
 		"chrt":    hWrap(shOpts("-T -P -D"), 1), "taskset": hTaskset,
 		"setsid": hWrap(nil, 0), "time": hWrap(shOpts("-o -f --output --format"), 0),
 		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(shOpts("-a"), 0),
-		"busybox": hWrap(nil, 0), "chroot": hChroot, "unshare": hWrap(shOpts("--map-user --map-group --setuid --setgid"), 0),
+		"busybox": hBusybox, "httpd": hHttpd, "chroot": hChroot, "unshare": hWrap(shOpts("--map-user --map-group --setuid --setgid"), 0),
 		"nsenter":  hWrap(shOpts("-t --target -S -G --setuid --setgid"), 0),
 		"strace":   hWrap(shOpts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
 		"ltrace":   hWrap(shOpts("-o -e -p -s -u -n -a -l -x -L"), 0),
@@ -101,6 +102,9 @@ var shInterpreterRE = regexp.MustCompile(`^(python|pypy|node|nodejs|perl|ruby|ph
 func shLookupProgram(base string) shHandler {
 	if h, ok := shPrograms[base]; ok {
 		return h
+	}
+	if strings.HasPrefix(base, "mkfs.") {
+		return hMkfs
 	}
 	if m := shInterpreterRE.FindStringSubmatch(base); m != nil {
 		switch m[1] {
@@ -336,6 +340,69 @@ func hDd(c *shCall) *shStream {
 		return nil
 	}
 	return c.filter(from...)
+}
+
+// hBusybox runs the applet it names, as any wrapper; its httpd applet is
+// read as a file server (Apache's httpd, the same name, has no such
+// options).
+func hBusybox(c *shCall) *shStream {
+	args := c.args()
+	if len(args) > 0 && args[0].known && args[0].val == "httpd" {
+		c.r.s.add(Effect{Kind: Run, Program: "httpd", Argv: shArgvOf(args)})
+		busyboxHttpd(&shCall{r: c.r, prog: "httpd", ws: args, in: c.in, env: c.env})
+		return nil
+	}
+	return hWrap(nil, 0)(c)
+}
+
+// hHttpd reads busybox's httpd when its options show it (-p [IP:]PORT);
+// any other httpd (Apache's) is judged by its argv.
+func hHttpd(c *shCall) *shStream {
+	if shParseOpts(c.args(), busyboxHttpdOpts, false).has("-p") {
+		busyboxHttpd(c)
+		return nil
+	}
+	return c.filter()
+}
+
+var busyboxHttpdOpts = shOpts("-p -h -c -r -u -i -e -d -m -M")
+
+// busyboxHttpd: busybox httpd [-p [IP:]PORT] [-h HOME] serves HOME (the
+// working directory by default) on every interface unless -p names one.
+func busyboxHttpd(c *shCall) {
+	p := shParseOpts(c.args(), busyboxHttpdOpts, false)
+	if p.has("-d", "-e", "-m") { // decode, encode or hash a string: no server
+		return
+	}
+	host, port := "", "80"
+	if v, ok := p.get("-p"); ok {
+		port = v.arg
+		if h, pt, found := strings.Cut(v.arg, ":"); found {
+			host, port = h, pt
+		}
+	}
+	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	home := shLit(".")
+	if v, ok := p.get("-h"); ok {
+		home = v
+	}
+	c.file(Read, home, func(e *Effect) { e.Recursive = true })
+}
+
+// mkfsOpts are the options that take a value in most of the mkfs family
+// (a label, a type, a size); one that takes a value in one tool and none
+// in another (mke2fs -n, mkfs.fat -n NAME) is read as a flag, so its value
+// counts as one more operand.
+var mkfsOpts = shOpts("-L --label -t --type -T -U --uuid -E -O -b -N -m -i -I -l -d -C -G -g -o -M")
+
+// hMkfs reads mkfs, mkfs.TYPE, mke2fs, mkswap and wipefs: each operand is
+// written (a device, or an image file; the source directory of
+// mkfs.erofs or mkfs.cramfs is counted too, which errs on the side of a
+// write), so the rules see which device or file is overwritten.
+func hMkfs(c *shCall) *shStream {
+	p := shParseOpts(c.args(), mkfsOpts, false)
+	c.files(Write, p.ops, false)
+	return nil
 }
 
 var sedOpts = shOpts("-e --expression -f --file -l --line-length")
@@ -1216,9 +1283,15 @@ func shJoinWords(ws []sword) sword {
 	return sword{arg: j, out: out}
 }
 
+// suInfoOpts make su and runuser print their usage or version and exit.
+var suInfoOpts = []string{"-h", "--help", "-V", "--version"}
+
 func hSu(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
 	p := shParseOpts(c.args(), shOpts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment --session-command"), false)
+	if p.has(suInfoOpts...) {
+		return nil
+	}
 	if cmd, ok := p.get("-c", "--command", "--session-command"); ok {
 		c.shellText("su", cmd, nil)
 		return c.filter()
@@ -1226,20 +1299,34 @@ func hSu(c *shCall) *shStream {
 	return c.r.run([]sword{shLit("sh")}, c.in, c.env)
 }
 
+var runuserOpts = shOpts("-u --user -g --group -G --supp-group -c --command -s --shell -w --whitelist-environment --session-command")
+
 func hRunuser(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := shParseOpts(c.args(), shOpts("-u --user -g --group -G --supp-group -c --command -s --shell -w"), true)
+	// runuser -u USER CMD... runs CMD as it is; in the su form (runuser
+	// [-] USER [-c CMD]) options may follow the user, as with su.
+	if _, ok := shParseOpts(c.args(), runuserOpts, true).get("-u", "--user"); ok {
+		return c.r.run(shParseOpts(c.args(), runuserOpts, true).rest, c.in, c.env)
+	}
+	p := shParseOpts(c.args(), runuserOpts, false)
+	if p.has(suInfoOpts...) {
+		return nil
+	}
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("runuser", cmd, nil)
 		return c.filter()
-	}
-	if _, ok := p.get("-u", "--user"); ok {
-		return c.r.run(p.rest, c.in, c.env)
 	}
 	return c.r.run([]sword{shLit("sh")}, c.in, c.env)
 }
 
 func hSg(c *shCall) *shStream {
+	// shadow's sg has no long options; a command line with one is another
+	// program of the same name (ast-grep installs itself as sg).
+	for _, w := range c.args() {
+		if w.known && strings.HasPrefix(w.val, "--") && w.val != "--" {
+			return c.filter()
+		}
+	}
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
 	p := shParseOpts(c.args(), shOpts("-c"), false)
 	if cmd, ok := p.get("-c"); ok {

@@ -602,6 +602,32 @@ var shellTable = []shellCase{
 	{cmd: `ftp -n files.example <<< $'user a b\nget report.csv\nbye'`, want: []Effect{eConn("files.example", "")}, not: []Effect{{Kind: Send}}},
 	{cmd: `gdb -nx -ex 'python import os; os.remove("/etc/passwd")' -ex quit`, want: []Effect{eDel("/etc/passwd")}, unk: shUnkAny},
 
+	// ---- issue 26, public corpora: reader fixes ----
+	// mkfs and friends write the device or image they are given.
+	{cmd: `sudo mkfs.ext4 -L data /dev/sdb1`, want: []Effect{eRun("mkfs.ext4"), eWrite("/dev/sdb1")}, not: []Effect{eWrite("/work/proj/data")}},
+	{cmd: `mkswap swapfile`, want: []Effect{eWrite("/work/proj/swapfile")}},
+	{cmd: `wipefs -a /dev/nvme0n1`, want: []Effect{eWrite("/dev/nvme0n1")}},
+	{cmd: `mkfs.ext4 "$DEV"`, unk: shUnkYes},
+	// runuser reads its -c command wherever it stands, as su does.
+	{cmd: `runuser alice -c 'rm -rf /srv/x'`, want: []Effect{ePriv("runuser"), eDelR("/srv/x")}, not: []Effect{eRun("sh", "sh")}},
+	{cmd: `runuser -u bob -- rm -f x`, want: []Effect{eDel("/work/proj/x")}},
+	{cmd: `su -h`, want: []Effect{eRun("su")}, not: []Effect{eRun("sh", "sh")}},
+	{cmd: `su -V`, not: []Effect{eRun("sh", "sh")}},
+	{cmd: `su alice`, want: []Effect{eRun("sh", "sh")}},
+	// ast-grep's sg is not shadow's (which has no long options).
+	{cmd: `sg run --pattern 'f($A)' --rewrite 'g($A)' --lang ts`, not: []Effect{ePriv("sg")}},
+	{cmd: `sg docker -c 'rm -rf /srv/x'`, want: []Effect{ePriv("sg"), eDelR("/srv/x")}},
+	// file servers: a listen, and the directory they serve read whole.
+	{cmd: `php -S 0.0.0.0:80`, want: []Effect{{Kind: Listen, Host: "0.0.0.0", Port: "80"}, eReadR("/work/proj")}},
+	{cmd: `php -S localhost:8000 -t public`, want: []Effect{{Kind: Listen, Host: "localhost", Port: "8000"}, eReadR("/work/proj/public")}},
+	{cmd: `ruby -run -e httpd . -p 80`, want: []Effect{eListen("80"), eReadR("/work/proj")}},
+	{cmd: `ruby -run -e httpd site -b 127.0.0.1`, want: []Effect{{Kind: Listen, Host: "127.0.0.1", Port: "8080"}, eReadR("/work/proj/site")}},
+	{cmd: `busybox httpd -f -p 4444 -h .`, want: []Effect{eRun("httpd"), eListen("4444"), eReadR("/work/proj")}},
+	{cmd: `busybox httpd -p 127.0.0.1:8080 -h /srv/www`, want: []Effect{{Kind: Listen, Host: "127.0.0.1", Port: "8080"}, eReadR("/srv/www")}},
+	{cmd: `busybox ls /etc`, want: []Effect{eRun("ls")}},
+	{cmd: `python3 -c 'import subprocess; subprocess.run(["rm", "-rf", "out"], cwd="build")'`, want: []Effect{eDelR("/work/proj/build/out")}, not: []Effect{eDelR("/work/proj/out")}},
+	{cmd: `httpd -k start`, want: []Effect{eRun("httpd")}, not: []Effect{{Kind: Listen}}},
+
 	// ---- what cannot be read ----
 	{cmd: `rm -rf "$(cat dirs.txt)"`, want: []Effect{eRead("/work/proj/dirs.txt")}, unk: shUnkYes},
 	{cmd: `eval "$X"`, unk: shUnkYes},

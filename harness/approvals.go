@@ -151,6 +151,7 @@ func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.I
 	w := &waiter{ch: make(chan store.Approval, 1), agent: principalID(peer), approverRole: role}
 	h.approvals.add(a.ID, w)
 	h.observeApproval(*a)
+	h.notifyApproval(ApprovalNotice{Approval: *a, Deadline: a.Created.Add(timeout), Fallback: fallback})
 	h.met.pendingChanged(1)
 	defer func() {
 		h.approvals.remove(a.ID)
@@ -164,16 +165,17 @@ func (h *Harness) waitForHuman(ctx context.Context, se *sealed, peer transport.I
 	select {
 	case decided = <-w.ch:
 	case <-timer.C:
-		decided = h.expire(a.ID, "no decision within "+timeout.String())
+		decided = h.expire(a.ID, "no decision within "+timeout.String(), true, fallback)
 	case <-ctx.Done():
-		decided = h.expire(a.ID, "the waiting agent went away")
+		decided = h.expire(a.ID, "the waiting agent went away", false, fallback)
 	}
 	return h.approvalDecision(decided, ruleID, fallback), ""
 }
 
 // expire marks an approval expired, unless a human decided it just now, in
-// which case that decision stands.
-func (h *Harness) expire(id, why string) store.Approval {
+// which case that decision stands. timedOut says that nobody answered in
+// time; fallback is what the waiting agent gets.
+func (h *Harness) expire(id, why string, timedOut bool, fallback protocol.DecisionKind) store.Approval {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a, err := h.opts.Store.Approvals().Decide(ctx, id, store.Resolution{Status: store.ApprovalExpired, By: "ahp", Reason: why})
@@ -187,6 +189,7 @@ func (h *Harness) expire(id, why string) store.Approval {
 		return store.Approval{ID: id, Status: store.ApprovalExpired, DecisionReason: why}
 	}
 	h.observeApproval(a)
+	h.notifyApproval(ApprovalNotice{Approval: a, TimedOut: timedOut, Fallback: fallback})
 	return a
 }
 
@@ -271,6 +274,7 @@ func (h *Harness) Decide(ctx context.Context, id string, approve bool, p *transp
 	}
 	h.log.Info("approval decided", "approval_id", id, "status", string(status), "by", p.ID)
 	h.observeApproval(a)
+	h.notifyApproval(ApprovalNotice{Approval: a})
 	h.rememberApproval(a)
 	if w != nil {
 		select {

@@ -65,6 +65,9 @@ type Options struct {
 	// Observer, when set, is told of every audit record and approval as
 	// it is stored (redacted, as stored).
 	Observer Observer
+	// Notifier, when set, is told of the approval changes this harness
+	// records itself (see Notifier), to tell people outside the dashboard.
+	Notifier Notifier
 	// QueryRate bounds the ahp/query requests a session may make per
 	// second (a token bucket of QueryBurst); 10 per second and a burst of
 	// 20 when 0. See docs/query.md.
@@ -177,6 +180,9 @@ func (h *Harness) Start(ctx context.Context) error {
 	}
 	if len(expired) > 0 {
 		h.log.Warn("pending approvals expired at start", "count", len(expired))
+	}
+	for _, a := range expired {
+		h.notifyApproval(ApprovalNotice{Approval: a})
 	}
 	return nil
 }

@@ -37,6 +37,14 @@ rules:
       decision: escalate
       reason: "fast timeout"
       await_approval: {timeout: 100ms, fallback: allow}
+  - id: hold-user-confirm
+    priority: 100
+    target: {event_types: [confirmation]}
+    condition: 'payload.message.contains("hold for an approver")'
+    outcome:
+      decision: escalate
+      reason: "held by rule"
+      await_approval: {timeout: 2s, fallback: block, approver_role: approver}
 `
 
 type fixture struct {
@@ -257,6 +265,69 @@ func TestConfirmationThroughApprovalQueue(t *testing.T) {
 	}
 	if d := <-got; d.Decision != "approve" {
 		t.Fatalf("confirmation: %+v", d)
+	}
+}
+
+// TestUserConfirmEscalatesAtOnce: with no rule for it, a user_confirm is
+// answered escalate (ask your own user) at once, without an approval, while
+// a safety_confirm still waits in the approval queue, and a rule can still
+// hold a user_confirm for an approver. Nothing is approved without a rule
+// or a human. Before, the user_confirm waited for the approval timeout.
+func TestUserConfirmEscalatesAtOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	confirm := func(typ, msg string) chan protocol.ConfirmationDecision {
+		got := make(chan protocol.ConfirmationDecision, 1)
+		go func() {
+			d, err := client.Typed[protocol.ConfirmationDecision](ctx, f.client, protocol.EventConfirmation,
+				protocol.ConfirmationPayload{SessionID: "sess-1", ConfirmationType: protocol.ConfirmationType{Name: typ}, Message: msg})
+			if err != nil {
+				d.Decision = "error: " + err.Error()
+			}
+			got <- d
+		}()
+		return got
+	}
+
+	start := time.Now()
+	select {
+	case d := <-confirm("user_confirm", "go on?"):
+		if d.Decision != "escalate" {
+			t.Fatalf("user_confirm: %+v, want escalate", d)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("user_confirm with no rule not answered within 1s (the approval timeout is 2s)")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("user_confirm answered after %v", took)
+	}
+	if n := f.h.Pending(); n != 0 {
+		t.Fatalf("%d approvals pending after a user_confirm, want 0", n)
+	}
+
+	// A rule holds this user_confirm for an approver, who denies it.
+	held := confirm("user_confirm", "deploy now? hold for an approver")
+	ids := waitPending(t, f, 1)
+	if _, err := f.h.Decide(ctx, ids[0], false, &transport.Principal{ID: "alice", Roles: []string{"approver"}}, "not today"); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-held; d.Decision != "reject" {
+		t.Fatalf("held user_confirm: %+v, want reject", d)
+	}
+
+	// A safety_confirm (what ahp hook sends) waits for an approver as before.
+	safety := confirm("safety_confirm", "rm -rf build?")
+	ids = waitPending(t, f, 1)
+	select {
+	case d := <-safety:
+		t.Fatalf("safety_confirm answered before an approver: %+v", d)
+	default:
+	}
+	if _, err := f.h.Decide(ctx, ids[0], true, &transport.Principal{ID: "alice", Roles: []string{"approver"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-safety; d.Decision != "approve" {
+		t.Fatalf("safety_confirm: %+v, want approve", d)
 	}
 }
 

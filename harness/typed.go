@@ -284,9 +284,15 @@ func (h *Harness) HandleIdle(ctx context.Context, ev *protocol.Event, _ *protoco
 	return d, c.done(ctx, d, d.Decision)
 }
 
-// HandleConfirmation goes through the approval queue: a human approves or
-// rejects; without an answer in time the agent is told to escalate to its
-// own user. A policy rule may approve (allow) or reject (block) directly.
+// HandleConfirmation answers a confirmation. A policy rule may approve
+// (allow) or reject (block) it directly, or hold it for a human (escalate,
+// await_approval). With no rule, a user_confirm is the agent's own user's
+// to answer: the agent is told at once to escalate to that user, the answer
+// it would get anyway when no approver answers in time. Every other type
+// (safety_confirm, which ahp hook and ahp mcp-proxy send for an escalated
+// action, cost_confirm, custom types) goes through the approval queue: a
+// human approves or rejects; without an answer in time the agent is told to
+// escalate to its own user. No path approves without a rule or a human.
 func (h *Harness) HandleConfirmation(ctx context.Context, ev *protocol.Event, p *protocol.ConfirmationPayload) (protocol.ConfirmationDecision, error) {
 	c := h.gate(ctx, ev)
 	var d protocol.ConfirmationDecision
@@ -295,6 +301,8 @@ func (h *Harness) HandleConfirmation(ctx context.Context, ev *protocol.Event, p 
 		d = protocol.ConfirmationDecision{Decision: "reject", Reason: c.res.Decision.Reason}
 	case c.res.Matched && c.res.Decision.Allowed():
 		d = protocol.ConfirmationDecision{Decision: "approve"}
+	case !c.res.Matched && c.res.Decision.Allowed() && p.ConfirmationType.Name == "user_confirm":
+		d = protocol.ConfirmationDecision{Decision: "escalate"}
 	default:
 		timeout := h.opts.ApprovalTimeout
 		role := ""

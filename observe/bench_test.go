@@ -114,7 +114,7 @@ func TestReadDecisionFieldsAgreesWithEncodingJSON(t *testing.T) {
 // The timeline keeps showing the last maxTimeline entries, in order, while
 // it holds up to twice that.
 func TestTimelineShowsTheLastEntries(t *testing.T) {
-	s := &session{}
+	s := newSession("x", time.Unix(0, 0))
 	for i := range 3*maxTimeline + 7 {
 		s.apply(Entry{AuditID: int64(i)})
 		shown := s.shown()
@@ -126,8 +126,8 @@ func TestTimelineShowsTheLastEntries(t *testing.T) {
 			t.Fatalf("timeline holds %d entries", len(s.timeline))
 		}
 	}
-	if st := s.state(); len(st.Timeline) != maxTimeline || st.Timeline[0].AuditID != 2*maxTimeline+7 {
-		t.Fatalf("state: %d entries from %d", len(st.Timeline), st.Timeline[0].AuditID)
+	if tl := s.state().Meta.AHP.Timeline; len(tl) != maxTimeline || tl[0].AuditID != 2*maxTimeline+7 {
+		t.Fatalf("state: %d entries from %d", len(tl), tl[0].AuditID)
 	}
 }
 
@@ -168,7 +168,7 @@ func TestSessionIndexMatchesSlice(t *testing.T) {
 		if len(model) > 0 {
 			from = model[int(next(uint64(len(model))))].seq
 		}
-		got := x.after(from)
+		got := x.after(from, false)
 		var want []indexEntry
 		for _, e := range model {
 			if e.seq > from {

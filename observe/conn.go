@@ -250,28 +250,21 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 		return answered, nil, false
 	case "reconnect":
 		var p struct {
-			ClientID      string `json:"clientId"`
-			Subscriptions []struct {
-				Channel  string `json:"channel"`
-				LastSeen uint64 `json:"lastSeenServerSeq"`
-			} `json:"subscriptions"`
+			ClientID      string   `json:"clientId"`
+			LastSeen      *uint64  `json:"lastSeenServerSeq"`
+			Subscriptions []string `json:"subscriptions"`
 		}
-		if err := json.Unmarshal(req.Params, &p); err != nil || channel != RootChannel {
-			return nil, errorf(CodeInvalidParams, "reconnect needs {channel: \"ahp-root://\", clientId, subscriptions: [{channel, lastSeenServerSeq}]}"), false
+		if err := json.Unmarshal(req.Params, &p); err != nil || channel != RootChannel || p.LastSeen == nil {
+			return nil, errorf(CodeInvalidParams, "reconnect needs {channel: \"ahp-root://\", clientId, lastSeenServerSeq, subscriptions: [URI]}"), false
 		}
 		if len(p.Subscriptions) > maxSubscriptionsPerQuery {
 			return nil, errorf(CodeInvalidParams, "too many subscriptions"), false
 		}
-		subs := make([]resume, len(p.Subscriptions))
-		chs := make([]string, len(p.Subscriptions))
-		for i, s := range p.Subscriptions {
-			subs[i], chs[i] = resume{s.Channel, s.LastSeen}, s.Channel
-		}
-		if e := o.tooManySubs(chs...); e != nil {
+		if e := o.tooManySubs(p.Subscriptions...); e != nil {
 			return nil, e, false
 		}
 		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
-		h.reconnect(ctx, o, req.ID, subs)
+		h.reconnect(ctx, o, req.ID, *p.LastSeen, p.Subscriptions)
 		return answered, nil, false
 	}
 	if !o.initialized {
@@ -309,16 +302,16 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 		}
 		var res any = r
 		return &res, nil, false
-	case "approvals/answer":
+	case "ahp/answerApproval", "approvals/answer":
 		var p struct {
 			ApprovalID string `json:"approvalId"`
 			Approve    *bool  `json:"approve"`
 			Reason     string `json:"reason"`
 		}
 		if err := json.Unmarshal(req.Params, &p); err != nil || p.ApprovalID == "" || p.Approve == nil {
-			return nil, errorf(CodeInvalidParams, "approvals/answer needs {channel, approvalId, approve: bool, reason}"), false
+			return nil, errorf(CodeInvalidParams, req.Method+" needs {channel, approvalId, approve: bool, reason}"), false
 		}
-		a, err := o.answer(ctx, p.ApprovalID, *p.Approve, p.Reason)
+		a, err := o.answer(ctx, p.ApprovalID, *p.Approve, p.Reason, nil)
 		if err != nil {
 			return nil, err, false
 		}
@@ -353,7 +346,9 @@ func (o *observer) tooManySubs(chs ...string) *rpcError {
 }
 
 // answer decides an approval for an approver.
-func (o *observer) answer(ctx context.Context, id string, approve bool, reason string) (ApprovalJSON, *rpcError) {
+// orig, when set, is the dispatch that answers: the confirmation the hub
+// publishes carries it as its origin.
+func (o *observer) answer(ctx context.Context, id string, approve bool, reason string, orig *origin) (ApprovalJSON, *rpcError) {
 	if !canApprove(o.p) {
 		return ApprovalJSON{}, errorf(CodePermissionDenied, "principal "+o.p.ID+" may watch but not answer approvals (role approver required)")
 	}
@@ -368,6 +363,16 @@ func (o *observer) answer(ctx context.Context, id string, approve bool, reason s
 	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	if orig != nil {
+		o.h.mu.Lock()
+		o.h.origins[id] = *orig
+		o.h.mu.Unlock()
+		defer func() {
+			o.h.mu.Lock()
+			delete(o.h.origins, id)
+			o.h.mu.Unlock()
+		}()
+	}
 	a, err := decider.Decide(dctx, id, approve, o.p, reason)
 	if err != nil {
 		return ApprovalJSON{}, decideError(err)
@@ -376,39 +381,75 @@ func (o *observer) answer(ctx context.Context, id string, approve bool, reason s
 }
 
 // dispatchAction takes the Host Protocol's way of answering a
-// confirmation: chat/toolCallConfirmed on a pending tool call.
+// confirmation: chat/toolCallConfirmed on a tool call waiting for an
+// approval, dispatched on the session's chat channel (or, as earlier
+// versions of ahp did, on its session channel). An accepted action comes
+// back as the confirmation the hub publishes, with this dispatch as its
+// origin; a refused one is echoed to the dispatcher alone with a
+// rejectionReason.
 func (o *observer) dispatchAction(ctx context.Context, params json.RawMessage, channel string) {
 	var p struct {
-		ClientSeq uint64 `json:"clientSeq"`
-		Action    struct {
-			Type          string `json:"type"`
-			ToolCallID    string `json:"toolCallId"`
-			Approved      *bool  `json:"approved"`
-			ReasonMessage any    `json:"reasonMessage"`
-		} `json:"action"`
+		ClientSeq uint64          `json:"clientSeq"`
+		Action    json.RawMessage `json:"action"`
+	}
+	var a struct {
+		Type          string `json:"type"`
+		ToolCallID    string `json:"toolCallId"`
+		Approved      *bool  `json:"approved"`
+		ReasonMessage any    `json:"reasonMessage"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Action) == 0 || json.Unmarshal(p.Action, &a) != nil {
+		o.reject(channel, p.ClientSeq, p.Action, "dispatchAction needs {channel, clientSeq, action}")
+		return
+	}
+	sid := sessionIDOf(channel)
+	o.h.mu.Lock()
+	s := o.h.sessions[sid]
+	id, isApproval := stringsCut(a.ToolCallID, "ap-")
+	waits := false
+	if s != nil && isApproval {
+		// The harness waits for the approval (its tool call may have been
+		// cancelled in the chat when its turn ended; the agent still
+		// waits, and the session's inputNeeded still lists it).
+		_, waits = s.pending[id]
+	}
+	o.h.mu.Unlock()
+	if s == nil {
+		return // an action on a channel that does not exist is ignored (no echo)
 	}
 	var rerr *rpcError
-	if err := json.Unmarshal(params, &p); err != nil {
-		rerr = errorf(CodeInvalidParams, "dispatchAction needs {channel, clientSeq, action}")
-	} else if p.Action.Type != "chat/toolCallConfirmed" || p.Action.Approved == nil {
-		rerr = errorf(CodeInvalidParams, "only chat/toolCallConfirmed {toolCallId, approved} may be dispatched")
-	} else if id, ok := stringsCut(p.Action.ToolCallID, "ap-"); !ok {
-		rerr = errorf(CodeNotFound, "tool call "+truncate(p.Action.ToolCallID, 64)+" waits for no approval")
-	} else {
+	switch {
+	case a.Type != "chat/toolCallConfirmed" || a.Approved == nil:
+		rerr = errorf(CodeInvalidParams, "only chat/toolCallConfirmed {turnId, toolCallId, approved} may be dispatched here")
+	case !waits:
+		rerr = errorf(CodeNotFound, "tool call not pending confirmation")
+	default:
 		reason := ""
-		switch r := p.Action.ReasonMessage.(type) {
+		switch r := a.ReasonMessage.(type) {
 		case string:
 			reason = r
 		case map[string]any:
 			reason, _ = r["markdown"].(string)
 		}
-		_, rerr = o.answer(ctx, id, *p.Action.Approved, reason)
+		_, rerr = o.answer(ctx, id, *a.Approved, reason, &origin{ClientID: o.clientID, ClientSeq: p.ClientSeq})
 	}
 	if rerr != nil {
-		b, _ := json.Marshal(notification{JSONRPC: "2.0", Method: "ahp/dispatchRejected",
-			Params: map[string]any{"channel": channel, "clientSeq": p.ClientSeq, "error": rerr}})
-		o.send(b)
+		o.reject(channel, p.ClientSeq, p.Action, rerr.Message)
 	}
+}
+
+// reject echoes a refused dispatch to its dispatcher: the action as it
+// was sent, the dispatch as its origin, and why.
+func (o *observer) reject(channel string, clientSeq uint64, action json.RawMessage, why string) {
+	if len(action) == 0 || !json.Valid(action) {
+		action = json.RawMessage("null")
+	}
+	o.h.mu.Lock()
+	seq := o.h.seq
+	o.h.mu.Unlock()
+	b, _ := json.Marshal(notification{JSONRPC: "2.0", Method: "action", Params: actionParams{Channel: channel,
+		Action: action, ServerSeq: seq, Origin: &origin{ClientID: o.clientID, ClientSeq: clientSeq}, RejectionReason: why}})
+	o.send(b)
 }
 
 func stringsCut(s, prefix string) (string, bool) {
@@ -433,7 +474,7 @@ func decideError(err error) *rpcError {
 	case errors.Is(err, store.ErrNotFound):
 		return errorf(CodeNotFound, "no such approval")
 	case errors.Is(err, store.ErrAlreadyDecided):
-		return errorf(CodeAlreadyDecided, err.Error())
+		return errorf(CodeConflict, err.Error())
 	case errors.Is(err, harness.ErrNotApprover), errors.Is(err, harness.ErrSelfApproval):
 		return errorf(CodePermissionDenied, err.Error())
 	}

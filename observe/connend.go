@@ -27,7 +27,7 @@ const maxSessionRuns = runs.MaxEndedRuns
 // connection_ended record, when somebody watches s; else it marks them
 // stale. h.mu must be held.
 func (h *Hub) connEndedLocked(s *session) {
-	if len(h.subs[SessionChannel(s.id)]) == 0 {
+	if len(h.subs[s.uri]) == 0 {
 		s.runsStale = true
 		return
 	}

@@ -325,15 +325,13 @@ func TestConnectionEndedUnwatchedDefersRunUpdate(t *testing.T) {
 	// A reconnecting observer: the record in the replay, then the update.
 	o2 := f.dial(t)
 	res, before := o2.call("reconnect", map[string]any{"channel": RootChannel, "clientId": "c2",
-		"subscriptions": []map[string]any{{"channel": ch, "lastSeenServerSeq": lastSeen}}})
-	var rc struct {
-		Results []ReconnectResult `json:"results"`
-	}
-	if err := json.Unmarshal(res, &rc); err != nil || len(rc.Results) != 1 || rc.Results[0].Kind != "replay" {
+		"lastSeenServerSeq": lastSeen, "subscriptions": []string{ch}})
+	var rc ReconnectResult
+	if err := json.Unmarshal(res, &rc); err != nil || rc.Type != "replay" {
 		t.Fatalf("reconnect: %s", res)
 	}
 	var replayed []string
-	for _, a := range rc.Results[0].Actions {
+	for _, a := range rc.Actions {
 		var p wsMsg
 		_ = json.Unmarshal(a, &p.Params)
 		replayed = append(replayed, p.Params.Action.Type+":"+p.Params.Action.Entry.EventType)
@@ -352,11 +350,11 @@ func TestConnectionEndedUnwatchedDefersRunUpdate(t *testing.T) {
 			State State `json:"state"`
 		} `json:"snapshots"`
 	}
-	if err := json.Unmarshal(res, &snap); err != nil || len(snap.Snapshots) != 1 || len(snap.Snapshots[0].State.Runs) != 1 {
+	if err := json.Unmarshal(res, &snap); err != nil || len(snap.Snapshots) != 1 || len(snap.Snapshots[0].State.Meta.AHP.Runs) != 1 {
 		t.Fatalf("initialize: %s", res)
 	}
-	if r := decodeRun(t, snap.Snapshots[0].State.Runs[0]); r.Conn == nil || r.Conn.Connection != "closed" {
-		t.Errorf("snapshot after the update %d: run %s, want connection_ended closed", upd, snap.Snapshots[0].State.Runs[0])
+	if r := decodeRun(t, snap.Snapshots[0].State.Meta.AHP.Runs[0]); r.Conn == nil || r.Conn.Connection != "closed" {
+		t.Errorf("snapshot after the update %d: run %s, want connection_ended closed", upd, snap.Snapshots[0].State.Meta.AHP.Runs[0])
 	}
 }
 

@@ -273,6 +273,7 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		authErr = errorf(CodeAuthRequired, "authentication required: log in to the dashboard, or send Authorization: Bearer or X-API-Key with an observer or approver credential")
+		authErr.Data = authRequiredData(r)
 		p = nil
 	case !canObserve(p):
 		authErr = errorf(CodePermissionDenied, "principal "+p.ID+" may not observe (role observer, approver or admin required; agent credentials are refused)")
@@ -450,4 +451,18 @@ func (h *Handler) refused(remote, reason string) {
 	h.mu.Unlock()
 	h.hub.log.Warn("observe: refused a dashboard login or observer connection",
 		"reason", reason, "remote", remote, "refused_since_last_line", n)
+}
+
+// authRequiredData is the data the Host Protocol requires with -32007:
+// the protected resource (this endpoint) and how to present a credential.
+func authRequiredData(r *http.Request) map[string]any {
+	scheme := "ws"
+	if r.TLS != nil {
+		scheme = "wss"
+	}
+	return map[string]any{"resources": []map[string]any{{
+		"resource":                 scheme + "://" + r.Host + "/observe",
+		"resource_name":            "ahp observers",
+		"bearer_methods_supported": []string{"header"},
+	}}}
 }

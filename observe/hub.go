@@ -75,6 +75,7 @@ type Options struct {
 type frame struct {
 	seq     uint64
 	channel string
+	session string          // the session channel of a lazy frame (which build needs)
 	params  json.RawMessage // the action envelope {channel, action, serverSeq}
 	data    []byte          // the whole notification
 	lazy    *op             // set while params and data are not encoded yet
@@ -83,7 +84,7 @@ type frame struct {
 // encoded returns f's action envelope, encoding it now if it was kept lazy.
 func (f *frame) encoded() json.RawMessage {
 	if f.lazy != nil {
-		f.params, f.data = encodeAction(f.channel, f.lazy.build(f.channel), f.seq)
+		f.params, f.data = encodeAction(f.channel, f.lazy.build(f.session), f.seq, f.lazy.origin)
 		f.lazy = nil
 	}
 	return f.params
@@ -96,6 +97,8 @@ type indexEntry struct {
 	toolCall   string
 	approved   bool
 	how        string
+	turnID     string
+	dur        int64
 	auditID    int64
 	timeNs     int64
 	eventType  string
@@ -127,6 +130,9 @@ type Hub struct {
 	approvals  map[string]ApprovalJSON
 	resolved   map[string]time.Time // SharedSeq: approvals seen resolved (sharedapprovals.go)
 	stats      *stats
+	nActive    int               // sessions held that have not ended
+	active     int               // activeSessions as last published
+	origins    map[string]origin // approval id → the dispatch answering it (conn.go)
 	reload     ReloadInfo
 	started    time.Time
 
@@ -193,7 +199,7 @@ func New(o Options) (*Hub, error) {
 	}
 	return &Hub{o: o, log: log, seq: seq, ringFloor: seq, ring: make([]frame, o.RingSize), sessions: map[string]*session{},
 		subs: map[string]map[*observer]struct{}{}, observers: map[*observer]struct{}{},
-		approvals: map[string]ApprovalJSON{}, stats: newStats(), started: o.Now(),
+		approvals: map[string]ApprovalJSON{}, origins: map[string]origin{}, stats: newStats(), started: o.Now(),
 		runq: make(chan runReq, 1024)}, nil
 }
 
@@ -220,9 +226,10 @@ func (h *Hub) Load(ctx context.Context, limit int) error {
 		e := entryOf(&recs[i])
 		s, _ := h.sessionLocked(recs[i].SessionID)
 		s.recordOps(&e)
-		s.apply(e)
+		h.applyLocked(s, e)
 		s.dirty = false
 	}
+	h.active = h.nActive
 	return nil
 }
 
@@ -234,6 +241,7 @@ func (h *Hub) sessionLocked(id string) (*session, bool) {
 	s := newSession(id, h.o.Now())
 	s.indexFrom = h.seq // actions before now are not in the index
 	h.sessions[id] = s
+	h.nActive++
 	if len(h.sessions) > max(h.o.MaxSessions, h.evictAt) {
 		h.evictLocked(id)
 	}
@@ -249,16 +257,21 @@ func (h *Hub) sessionLocked(id string) (*session, bool) {
 func (h *Hub) evictLocked(keep string) {
 	all := make([]*session, 0, len(h.sessions))
 	for _, s := range h.sessions {
-		if s.id != keep && len(h.subs[SessionChannel(s.id)]) == 0 && len(s.pending) == 0 {
+		if s.id != keep && len(h.subs[s.uri]) == 0 && len(h.subs[s.chatURI]) == 0 && len(s.pending) == 0 {
 			all = append(all, s)
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].summary.LastActivity.Before(all[j].summary.LastActivity) })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].summary.Meta.AHP.LastActivity.Before(all[j].summary.Meta.AHP.LastActivity)
+	})
 	n := min(len(all), len(h.sessions)-h.o.MaxSessions+max(1, h.o.MaxSessions/10))
 	for _, s := range all[:max(0, n)] {
 		h.indexTotal -= s.index.len()
+		if s.summary.Meta.AHP.State != "ended" {
+			h.nActive--
+		}
 		delete(h.sessions, s.id)
-		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id)})
+		h.notifyRootLocked("root/sessionRemoved", map[string]any{"channel": RootChannel, "session": s.uri})
 	}
 	h.evictAt = 0
 	if len(h.sessions) > h.o.MaxSessions {
@@ -313,15 +326,15 @@ func (h *Hub) Recorded(rec *store.AuditRecord) {
 	h.lastAudit = max(h.lastAudit, rec.ID)
 	s, added := h.sessionLocked(rec.SessionID)
 	ops := s.recordOps(&e)
-	s.apply(e)
+	h.applyLocked(s, e)
 	h.stats.add(h.o.Now(), &e)
 	if added {
-		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.summary})
+		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.wire()})
 		s.dirty = false
 	}
 	for i := range ops {
 		ie := indexEntry{kind: ops[i].kind, toolCall: ops[i].toolCall, approved: ops[i].approved, how: ops[i].how,
-			auditID: rec.ID, timeNs: rec.Time.UnixNano(), eventType: rec.EventType}
+			turnID: ops[i].turnID, dur: ops[i].dur, auditID: rec.ID, timeNs: rec.Time.UnixNano(), eventType: rec.EventType}
 		h.publishLocked(s, &ops[i], ie)
 	}
 	if isConnectionEnded(&e) {
@@ -345,24 +358,33 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 	}
 	s, added := h.sessionLocked(a.SessionID)
 	if added {
-		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.summary})
+		h.notifyRootLocked("root/sessionAdded", map[string]any{"channel": RootChannel, "summary": s.wire()})
 	}
-	ops := s.approvalOps(&a)
-	id := approvalToolCallID(a.ID)
+	var fx []effects.Effect
 	if a.Status == store.ApprovalPending {
-		o := op{kind: opInputSet, toolCall: id, appr: &a}
-		req, _ := json.Marshal(o.inputRequest(SessionChannel(s.id)))
-		s.pending[a.ID] = pendingReq{Request: req, seq: h.seq + uint64(len(ops))}
 		h.approvals[a.ID] = h.listedApproval(a)
-	} else {
+		fx = h.approvals[a.ID].Effects
+	}
+	ops := s.approvalOps(&a, fx)
+	orig, hasOrigin := h.origins[a.ID]
+	delete(h.origins, a.ID)
+	for i := range ops {
+		switch {
+		case ops[i].kind == opInputSet:
+			req, _ := json.Marshal(ops[i].inputRequest(s.uri))
+			s.pending[a.ID] = pendingReq{Request: req, seq: h.seq + uint64(len(ops))}
+		case ops[i].kind == opConfirmed && hasOrigin:
+			ops[i].origin = &orig
+		}
+	}
+	if a.Status != store.ApprovalPending {
 		delete(s.pending, a.ID)
 		delete(h.approvals, a.ID)
 	}
-	s.summary.Pending = len(s.pending)
 	s.dirty = true
 	for i := range ops {
 		ie := indexEntry{kind: ops[i].kind, toolCall: ops[i].toolCall, approved: ops[i].approved, how: ops[i].how,
-			approvalID: a.ID, apStatus: a.Status}
+			turnID: ops[i].turnID, dur: ops[i].dur, approvalID: a.ID, apStatus: a.Status}
 		h.publishLocked(s, &ops[i], ie)
 	}
 	if a.Status == store.ApprovalPending {
@@ -372,18 +394,22 @@ func (h *Hub) ApprovalChanged(a store.Approval) {
 	}
 }
 
-// actionParams is the params of an action notification.
+// actionParams is the params of an action notification: the Host
+// Protocol's ActionEnvelope.
 type actionParams struct {
-	Channel   string `json:"channel"`
-	Action    any    `json:"action"`
-	ServerSeq uint64 `json:"serverSeq"`
+	Channel         string  `json:"channel"`
+	Action          any     `json:"action"`
+	ServerSeq       uint64  `json:"serverSeq"`
+	Origin          *origin `json:"origin,omitempty"`
+	RejectionReason string  `json:"rejectionReason,omitempty"`
 }
 
-// encodeAction returns an action envelope and its JSON-RPC notification.
-func encodeAction(channel string, action any, seq uint64) (params json.RawMessage, data []byte) {
-	p, err := json.Marshal(actionParams{channel, action, seq})
+// encodeAction returns an action envelope and its JSON-RPC notification;
+// orig is the dispatch the action answers (nil when the server's own).
+func encodeAction(channel string, action any, seq uint64, orig *origin) (params json.RawMessage, data []byte) {
+	p, err := json.Marshal(actionParams{Channel: channel, Action: action, ServerSeq: seq, Origin: orig})
 	if err != nil {
-		p, _ = json.Marshal(actionParams{channel, map[string]any{"type": "ahp/unencodable", "error": err.Error()}, seq})
+		p, _ = json.Marshal(actionParams{Channel: channel, Action: map[string]any{"type": "ahp/unencodable", "error": err.Error()}, ServerSeq: seq})
 	}
 	data = make([]byte, 0, len(p)+48)
 	data = append(data, `{"jsonrpc":"2.0","method":"action","params":`...)
@@ -395,7 +421,10 @@ func encodeAction(channel string, action any, seq uint64) (params json.RawMessag
 // publishLocked gives o the next serverSeq, keeps it in the ring and the
 // session's replay index, and queues it to the session's subscribers.
 func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
-	ch := SessionChannel(s.id)
+	ch := s.uri
+	if o.kind.onChat() {
+		ch = s.chatURI
+	}
 	h.seq++
 	ie.seq = h.seq
 	if o.kind == opRun {
@@ -408,10 +437,10 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 	}
 	if len(h.subs[ch]) == 0 {
 		cp := *o
-		h.pushFrameLocked(frame{seq: h.seq, channel: ch, lazy: &cp})
+		h.pushFrameLocked(frame{seq: h.seq, channel: ch, session: s.uri, lazy: &cp})
 		return
 	}
-	p, data := encodeAction(ch, o.build(ch), h.seq)
+	p, data := encodeAction(ch, o.build(s.uri), h.seq, o.origin)
 	h.pushLocked(ch, p, data)
 }
 
@@ -419,7 +448,7 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 // are replayed from the ring only; beyond it the root gets a snapshot.
 func (h *Hub) publishRootLocked(action map[string]any) {
 	h.seq++
-	p, data := encodeAction(RootChannel, action, h.seq)
+	p, data := encodeAction(RootChannel, action, h.seq, nil)
 	h.pushLocked(RootChannel, p, data)
 }
 
@@ -503,15 +532,16 @@ func (x *sessionIndex) dropOldest(n int) (int, uint64) {
 	return dropped, lastSeq
 }
 
-// after returns the entries with a seq above seq, oldest first.
-func (x *sessionIndex) after(seq uint64) []indexEntry {
+// after returns the entries with a seq above seq, oldest first, of the
+// chat channel's actions (chat) or of the session channel's.
+func (x *sessionIndex) after(seq uint64, chat bool) []indexEntry {
 	var es []indexEntry
 	for _, c := range x.chunks {
 		if len(c) == 0 || c[len(c)-1].seq <= seq {
 			continue
 		}
 		for _, e := range c {
-			if e.seq > seq {
+			if e.seq > seq && e.kind.onChat() == chat {
 				es = append(es, e)
 			}
 		}
@@ -572,9 +602,10 @@ func (h *Hub) flushSummaries() {
 	for _, s := range h.sessions {
 		if s.dirty {
 			s.dirty = false
-			h.notifyRootLocked("root/sessionSummaryChanged", map[string]any{"channel": RootChannel, "session": SessionChannel(s.id), "changes": s.summary})
+			h.notifyRootLocked("root/sessionSummaryChanged", map[string]any{"channel": RootChannel, "session": s.uri, "changes": s.wire()})
 		}
 	}
+	h.activeChangedLocked()
 }
 
 func (h *Hub) publishStats() {

@@ -411,11 +411,11 @@ func TestSubscriptionsCappedPerConnection(t *testing.T) {
 		t.Fatalf("subscription 257: error %+v; want -32600 naming the bound of 256", e)
 	}
 	id++
-	subs := []map[string]any{}
+	subs := []string{}
 	for i := 260; i < 270; i++ {
-		subs = append(subs, map[string]any{"channel": SessionChannel(fmt.Sprintf("s-%d", i)), "lastSeenServerSeq": 0})
+		subs = append(subs, SessionChannel(fmt.Sprintf("s-%d", i)))
 	}
-	if _, e := rpc(t, c, id, "reconnect", map[string]any{"channel": RootChannel, "clientId": "x", "subscriptions": subs}); e == nil || e.Code != CodeInvalidRequest {
+	if _, e := rpc(t, c, id, "reconnect", map[string]any{"channel": RootChannel, "clientId": "x", "lastSeenServerSeq": 0, "subscriptions": subs}); e == nil || e.Code != CodeInvalidRequest {
 		t.Fatalf("reconnect past the bound: error %+v; want -32600", e)
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "unsubscribe", "params": map[string]any{"channel": SessionChannel("s-1")}})
@@ -437,7 +437,13 @@ func TestEvictionWithPinnedSessions(t *testing.T) {
 	ob := &observer{h: hub, q: make(chan []byte, 1<<16), failed: make(chan struct{}), done: make(chan struct{}), subs: map[string]bool{}}
 	hub.mu.Lock()
 	for i := 1; i <= 10; i++ {
-		hub.subscribeLocked(ob, SessionChannel(fmt.Sprintf("s-%d", i)))
+		// Half of them are watched through their chat only: that pins
+		// them too.
+		ch := SessionChannel(fmt.Sprintf("s-%d", i))
+		if i%2 == 0 {
+			ch = ChatChannel(fmt.Sprintf("s-%d", i))
+		}
+		hub.subscribeLocked(ob, ch)
 	}
 	hub.mu.Unlock()
 	var most atomic.Int64

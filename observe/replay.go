@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/ahp-go/ahp/store"
@@ -15,105 +16,168 @@ type resume struct {
 	lastSeen uint64
 }
 
-// ReconnectResult is the answer for one channel of a reconnect: kind
-// "replay" with the missed actions, "snapshot" when they cannot be
-// replayed, or "missing" when the channel does not exist.
+// ReconnectResult is the answer of reconnect, the Host Protocol's
+// ReconnectResult: type "replay" with every missed action of the
+// subscribed channels in serverSeq order and the channels that no longer
+// exist, or type "snapshot" with a fresh snapshot of each channel when
+// some missed action cannot be replayed.
 type ReconnectResult struct {
-	Kind     string            `json:"kind"`
-	Channel  string            `json:"channel"`
-	Actions  []json.RawMessage `json:"actions,omitempty"`
-	Snapshot *Snapshot         `json:"snapshot,omitempty"`
+	Type      string            `json:"type"`
+	Actions   []json.RawMessage `json:"actions,omitempty"`
+	Missing   []string          `json:"missing,omitempty"`
+	Snapshots []*Snapshot       `json:"snapshots,omitempty"`
+	Meta      map[string]any    `json:"_meta,omitempty"`
+}
+
+// MarshalJSON writes the members the result's type requires: actions and
+// missing for a replay (empty lists included), snapshots for a snapshot.
+func (r ReconnectResult) MarshalJSON() ([]byte, error) {
+	if r.Type == "snapshot" {
+		return json.Marshal(struct {
+			Type      string         `json:"type"`
+			Snapshots []*Snapshot    `json:"snapshots"`
+			Meta      map[string]any `json:"_meta,omitempty"`
+		}{r.Type, nonNil(r.Snapshots), r.Meta})
+	}
+	return json.Marshal(struct {
+		Type    string            `json:"type"`
+		Actions []json.RawMessage `json:"actions"`
+		Missing []string          `json:"missing"`
+		Meta    map[string]any    `json:"_meta,omitempty"`
+	}{r.Type, nonNil(r.Actions), nonNil(r.Missing), r.Meta})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // maxStoreReplay bounds the actions rebuilt from the store for one
-// channel; beyond it the channel gets a snapshot.
+// channel; beyond it the answer is snapshots.
 const maxStoreReplay = 10000
 
-// reconnect answers reconnect. Each channel is resubscribed and answered
-// with its missed actions: from the ring when it still holds them, else
-// rebuilt from the store through the replay index, else a snapshot. Live
-// actions published meanwhile are held back until the answer is queued.
-func (h *Hub) reconnect(ctx context.Context, o *observer, id json.RawMessage, subs []resume) {
-	h.catchUp(ctx, subs)
-	for _, r := range subs {
-		h.ensureSession(ctx, r.channel)
+// seqAction is a replayed action and its serverSeq, for merging.
+type seqAction struct {
+	seq uint64
+	env json.RawMessage
+}
+
+// reconnect answers reconnect. Every channel is resubscribed; the missed
+// actions come from the ring when it still holds every action after
+// lastSeen, else, for session and chat channels, rebuilt from the store
+// through the replay index; when some channel can be replayed neither
+// way, the answer is a snapshot of every channel. Live actions published
+// meanwhile are held back until the answer is queued.
+func (h *Hub) reconnect(ctx context.Context, o *observer, id json.RawMessage, lastSeen uint64, chs []string) {
+	subs := make([]resume, len(chs))
+	for i, ch := range chs {
+		subs[i] = resume{ch, lastSeen}
+		h.ensureSession(ctx, ch)
 	}
-	results := make([]ReconnectResult, len(subs))
+	h.catchUp(ctx, subs)
+	res := ReconnectResult{Type: "replay", Missing: []string{}, Meta: connMeta(o)}
 	type rebuild struct {
-		i       int
+		ch      string
 		entries []indexEntry
 	}
 	var rebuilds []rebuild
+	var acts []seqAction
+	live := []string{}
 	h.mu.Lock()
-	for i, r := range subs {
-		res := &results[i]
-		res.Channel = r.channel
-		snap := h.snapshotLocked(r.channel)
-		if snap == nil {
-			res.Kind = "missing"
+	for _, ch := range chs {
+		if h.snapshotLocked(ch) == nil {
+			res.Missing = append(res.Missing, ch)
 			continue
 		}
-		h.subscribeLocked(o, r.channel)
-		if acts, ok := h.ringReplayLocked(r.channel, r.lastSeen); ok {
-			res.Kind, res.Actions = "replay", acts
-			continue
-		}
-		if sid, ok := sessionOf(r.channel); ok {
-			s := h.sessions[sid]
-			if r.lastSeen >= s.indexFrom && r.lastSeen <= h.seq {
-				es := s.index.after(r.lastSeen)
-				if len(es) <= maxStoreReplay {
-					res.Kind = "replay"
-					rebuilds = append(rebuilds, rebuild{i, es})
-					continue
-				}
-			}
-		}
-		res.Kind, res.Snapshot = "snapshot", snap
+		h.subscribeLocked(o, ch)
+		live = append(live, ch)
 	}
-	seq := h.seq
+	snapshot := false
+	if ring, ok := h.ringReplayLocked(live, lastSeen); ok {
+		acts = ring
+	} else {
+		for _, ch := range live {
+			s := h.sessions[sessionIDOf(ch)]
+			if s == nil || lastSeen < s.indexFrom || lastSeen > h.seq {
+				snapshot = true
+				break
+			}
+			es := s.index.after(lastSeen, ch == s.chatURI)
+			if len(es) > maxStoreReplay {
+				snapshot = true
+				break
+			}
+			rebuilds = append(rebuilds, rebuild{ch, es})
+		}
+	}
 	o.holding = true
 	h.mu.Unlock()
 
 	for _, rb := range rebuilds {
-		res := &results[rb.i]
-		acts, err := h.rebuild(ctx, res.Channel, rb.entries)
-		if err == nil {
-			res.Actions = acts
-			continue
+		if snapshot {
+			break
 		}
-		h.log.Info("replay from the store impossible; sending a snapshot", "channel", res.Channel, "error", err)
-		h.mu.Lock()
-		res.Kind, res.Snapshot = "snapshot", h.snapshotLocked(res.Channel)
-		h.mu.Unlock()
-		if res.Snapshot == nil {
-			res.Kind = "missing"
+		got, err := h.rebuild(ctx, rb.ch, rb.entries)
+		if err != nil {
+			h.log.Info("replay from the store impossible; sending snapshots", "channel", rb.ch, "error", err)
+			snapshot = true
+			break
+		}
+		acts = append(acts, got...)
+	}
+	h.mu.Lock()
+	if snapshot {
+		res = ReconnectResult{Type: "snapshot", Snapshots: []*Snapshot{}, Meta: res.Meta}
+		for _, ch := range live {
+			if snap := h.snapshotLocked(ch); snap != nil {
+				res.Snapshots = append(res.Snapshots, snap)
+			}
+		}
+	} else {
+		sort.Slice(acts, func(i, j int) bool { return acts[i].seq < acts[j].seq })
+		res.Actions = make([]json.RawMessage, len(acts))
+		for i, a := range acts {
+			res.Actions[i] = a.env
 		}
 	}
-	info := map[string]any{"ahpPrincipal": map[string]any{"id": o.p.ID, "roles": o.p.Roles}, "ahpCanApprove": canApprove(o.p)}
-	b := encodeResult(id, map[string]any{"serverSeq": seq, "results": results, "serverInfo": info})
-	h.mu.Lock()
-	o.release(b)
+	o.release(encodeResult(id, res))
 	h.mu.Unlock()
 }
 
-// ringReplayLocked returns the actions of ch after lastSeen when the ring
-// still holds every action after lastSeen; h.mu must be held.
-func (h *Hub) ringReplayLocked(ch string, lastSeen uint64) ([]json.RawMessage, bool) {
+// sessionIDOf returns the session of a session or chat channel ("" for
+// any other).
+func sessionIDOf(ch string) string {
+	if id, ok := sessionOf(ch); ok {
+		return id
+	}
+	id, _ := chatOf(ch)
+	return id
+}
+
+// ringReplayLocked returns the actions of chs after lastSeen, in
+// serverSeq order, when the ring still holds every action after lastSeen;
+// h.mu must be held.
+func (h *Hub) ringReplayLocked(chs []string, lastSeen uint64) ([]seqAction, bool) {
 	if lastSeen > h.seq {
 		return nil, false // a serverSeq this harness never gave
 	}
 	if lastSeen == h.seq {
-		return []json.RawMessage{}, true
+		return nil, true
 	}
 	if h.ringLen == 0 || lastSeen < h.ringFloor {
 		return nil, false // actions after lastSeen have left the ring
 	}
-	acts := []json.RawMessage{}
+	want := make(map[string]bool, len(chs))
+	for _, ch := range chs {
+		want[ch] = true
+	}
+	var acts []seqAction
 	for k := 0; k < h.ringLen; k++ {
 		f := &h.ring[(h.ringEnd-h.ringLen+k+len(h.ring))%len(h.ring)]
-		if f.seq > lastSeen && f.channel == ch {
-			acts = append(acts, f.encoded())
+		if f.seq > lastSeen && want[f.channel] {
+			acts = append(acts, seqAction{f.seq, f.encoded()})
 		}
 	}
 	return acts, true
@@ -123,8 +187,8 @@ func (h *Hub) ringReplayLocked(ch string, lastSeen uint64) ([]json.RawMessage, b
 var errGone = errors.New("observe: the store no longer holds what the action was built from")
 
 // rebuild rebuilds actions from the store.
-func (h *Hub) rebuild(ctx context.Context, ch string, entries []indexEntry) ([]json.RawMessage, error) {
-	sid, _ := sessionOf(ch)
+func (h *Hub) rebuild(ctx context.Context, ch string, entries []indexEntry) ([]seqAction, error) {
+	sid := sessionIDOf(ch)
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var minNs, maxNs int64
@@ -161,9 +225,9 @@ func (h *Hub) rebuild(ctx context.Context, ch string, entries []indexEntry) ([]j
 	}
 	used := map[int64]bool{}
 	approvals := map[string]store.Approval{}
-	acts := make([]json.RawMessage, 0, len(entries))
+	acts := make([]seqAction, 0, len(entries))
 	for _, ie := range entries {
-		o := op{kind: ie.kind, toolCall: ie.toolCall, approved: ie.approved, how: ie.how}
+		o := op{kind: ie.kind, toolCall: ie.toolCall, approved: ie.approved, how: ie.how, turnID: ie.turnID, dur: ie.dur}
 		switch {
 		case ie.approvalID != "":
 			a, ok := approvals[ie.approvalID]
@@ -178,6 +242,11 @@ func (h *Hub) rebuild(ctx context.Context, ch string, entries []indexEntry) ([]j
 				a.Status, a.DecidedBy, a.DecidedAt, a.DecisionReason = store.ApprovalPending, "", time.Time{}, ""
 			}
 			o.appr = &a
+			if h.o.Effects != nil && (ie.kind == opStart || ie.kind == opReady || ie.kind == opInputSet) {
+				o.effects = h.o.Effects(a.Event)
+			}
+		case ie.kind == opTurnComplete:
+			// built from its index entry alone
 		case ie.kind == opRun:
 			r, err := h.o.Store.Runs().Get(rctx, ie.runID)
 			if err != nil {
@@ -209,8 +278,8 @@ func (h *Hub) rebuild(ctx context.Context, ch string, entries []indexEntry) ([]j
 			}
 			o.entry = &e
 		}
-		p, _ := encodeAction(ch, o.build(ch), ie.seq)
-		acts = append(acts, p)
+		p, _ := encodeAction(ch, o.build(SessionChannel(sid)), ie.seq, nil)
+		acts = append(acts, seqAction{ie.seq, p})
 	}
 	return acts, nil
 }

@@ -36,17 +36,24 @@ type HarnessJSON struct {
 	ServerSeq        uint64    `json:"serverSeq"`
 }
 
-// RootState is the root channel's snapshot state. agents and
-// activeSessions are the Host Protocol's RootState members; the ahp ones
-// are the harness's.
+// RootState is the root channel's snapshot state: the Host Protocol's
+// RootState (agents, activeSessions), with the harness's status, policy,
+// pending approvals, sessions and statistics in _meta.ahp.
 type RootState struct {
-	Agents         []any          `json:"agents"`
-	ActiveSessions int            `json:"activeSessions"`
-	Harness        HarnessJSON    `json:"ahpHarness"`
-	Policy         PolicyJSON     `json:"ahpPolicy"`
-	Approvals      []ApprovalJSON `json:"ahpApprovals"`
-	Sessions       []Summary      `json:"ahpSessions"`
-	Stats          StatsJSON      `json:"ahpStats"`
+	Agents         []any `json:"agents"`
+	ActiveSessions int   `json:"activeSessions"`
+	Meta           struct {
+		AHP RootMeta `json:"ahp"`
+	} `json:"_meta"`
+}
+
+// RootMeta is the harness's part of the root snapshot.
+type RootMeta struct {
+	Harness   HarnessJSON    `json:"harness"`
+	Policy    PolicyJSON     `json:"policy"`
+	Approvals []ApprovalJSON `json:"approvals"`
+	Sessions  []Summary      `json:"sessions"`
+	Stats     StatsJSON      `json:"stats"`
 }
 
 // rootSessions is how many sessions the root snapshot lists (listSessions
@@ -75,34 +82,59 @@ func (h *Hub) policyLocked() PolicyJSON {
 
 // rootStateLocked returns the root snapshot; h.mu must be held.
 func (h *Hub) rootStateLocked() RootState {
-	st := RootState{Agents: []any{}, Harness: HarnessJSON{Name: h.o.ServerName, Version: h.o.ServerVersion,
+	st := RootState{Agents: []any{}, ActiveSessions: h.activeLocked()}
+	m := RootMeta{Harness: HarnessJSON{Name: h.o.ServerName, Version: h.o.ServerVersion,
 		StartedAt: h.started.UTC(), Observers: len(h.observers), PendingApprovals: len(h.approvals), ServerSeq: h.seq},
 		Policy: h.policyLocked(), Approvals: []ApprovalJSON{}, Stats: h.stats.json(h.o.Now())}
 	for _, a := range h.approvals {
-		st.Approvals = append(st.Approvals, a)
+		m.Approvals = append(m.Approvals, a)
 	}
-	sort.Slice(st.Approvals, func(i, j int) bool { return st.Approvals[i].Created.Before(st.Approvals[j].Created) })
+	sort.Slice(m.Approvals, func(i, j int) bool { return m.Approvals[i].Created.Before(m.Approvals[j].Created) })
 	all := h.summariesLocked()
-	for _, s := range all {
-		if s.Status == "active" {
-			st.ActiveSessions++
+	m.Sessions = all[:min(len(all), rootSessions)]
+	st.Meta.AHP = m
+	return st
+}
+
+// activeLocked returns how many sessions have not ended (the Host
+// Protocol's activeSessions); h.mu must be held.
+func (h *Hub) activeLocked() int { return h.nActive }
+
+// applyLocked applies a recorded entry to s and keeps the count of active
+// sessions; h.mu must be held.
+func (h *Hub) applyLocked(s *session, e Entry) {
+	was := s.summary.Meta.AHP.State != "ended"
+	s.apply(e)
+	if is := s.summary.Meta.AHP.State != "ended"; is != was {
+		if is {
+			h.nActive++
+		} else {
+			h.nActive--
 		}
 	}
-	st.Sessions = all[:min(len(all), rootSessions)]
-	return st
+}
+
+// activeChangedLocked publishes root/activeSessionsChanged when the count
+// of active sessions changed since it was last published (the summary
+// flush calls it, so changes are coalesced to one per 250 ms); h.mu must
+// be held.
+func (h *Hub) activeChangedLocked() {
+	if n := h.activeLocked(); n != h.active {
+		h.active = n
+		h.publishRootLocked(map[string]any{"type": "root/activeSessionsChanged", "activeSessions": n})
+	}
 }
 
 // summariesLocked returns every session's summary, most recent first.
 func (h *Hub) summariesLocked() []Summary {
 	all := make([]Summary, 0, len(h.sessions))
 	for _, s := range h.sessions {
-		sm := s.summary
-		sm.Counts = copyCounts(sm.Counts)
-		all = append(all, sm)
+		all = append(all, s.wire())
 	}
 	sort.Slice(all, func(i, j int) bool {
-		if !all[i].LastActivity.Equal(all[j].LastActivity) {
-			return all[i].LastActivity.After(all[j].LastActivity)
+		a, b := all[i].Meta.AHP.LastActivity, all[j].Meta.AHP.LastActivity
+		if !a.Equal(b) {
+			return a.After(b)
 		}
 		return all[i].Resource < all[j].Resource
 	})

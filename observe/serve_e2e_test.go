@@ -291,27 +291,31 @@ func TestObserveRefusalsAndHandshake(t *testing.T) {
 		t.Fatalf("ping before initialize: %+v %s", m.Error, m.Result)
 	}
 	p := initParams()
-	p["protocolVersions"] = []string{"2.0.0", "0.9.1"}
+	p["protocolVersions"] = []string{"2.0.0", "0.7.0"}
 	m := o.call("initialize", p, nil)
-	if m.Error == nil || m.Error.Code != -32005 || !strings.Contains(string(m.Error.Data), `"supportedVersions":["1.0.0"]`) {
+	if m.Error == nil || m.Error.Code != -32005 || !strings.Contains(string(m.Error.Data), `"supportedVersions":["1.0.0","0.9.0","0.8.0"]`) {
 		t.Fatalf("unsupported version: %+v", m.Error)
 	}
 	if !o.closed() {
 		t.Fatal("connection stays open after a version mismatch")
 	}
 
-	// A compatible version is negotiated down to the server's.
+	// The answer is the highest offered version in a baseline's range,
+	// as offered.
 	o = hp.dial(t, observerKey)
-	p["protocolVersions"] = []string{"3.0.0", "1.4.2"}
+	p["protocolVersions"] = []string{"3.0.0", "0.9.4", "1.4.2"}
 	m = o.call("initialize", p, nil)
 	var ir struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		ServerSeq       uint64 `json:"serverSeq"`
-		ServerInfo      struct {
-			CanApprove bool `json:"ahpCanApprove"`
-		} `json:"serverInfo"`
+		Meta            struct {
+			AHP struct {
+				CanApprove *bool `json:"canApprove"`
+			} `json:"ahp"`
+		} `json:"_meta"`
 	}
-	if m.Error != nil || json.Unmarshal(m.Result, &ir) != nil || ir.ProtocolVersion != "1.0.0" || ir.ServerSeq == 0 || ir.ServerInfo.CanApprove {
+	if m.Error != nil || json.Unmarshal(m.Result, &ir) != nil || ir.ProtocolVersion != "1.4.2" || ir.ServerSeq == 0 ||
+		ir.Meta.AHP.CanApprove == nil || *ir.Meta.AHP.CanApprove {
 		t.Fatalf("initialize: %+v %s", m.Error, m.Result)
 	}
 	// An observer may not answer approvals.
@@ -320,8 +324,12 @@ func TestObserveRefusalsAndHandshake(t *testing.T) {
 		t.Fatalf("observer answering: %+v", m.Error)
 	}
 	m = o.call("subscribe", map[string]any{"channel": "ahp-session:/nobody"}, nil)
-	if m.Error == nil || m.Error.Code != -32008 {
+	if m.Error == nil || m.Error.Code != -32001 {
 		t.Fatalf("unknown session: %+v", m.Error)
+	}
+	m = o.call("subscribe", map[string]any{"channel": "ahp-chat:/nobody"}, nil)
+	if m.Error == nil || m.Error.Code != -32008 {
+		t.Fatalf("unknown chat: %+v", m.Error)
 	}
 }
 
@@ -335,9 +343,6 @@ type envelope struct {
 type actionBody struct {
 	Type  string `json:"type"`
 	Entry *entry `json:"entry"`
-	Meta  struct {
-		Ahp *entry `json:"ahp"`
-	} `json:"_meta"`
 }
 
 type entry struct {
@@ -352,14 +357,12 @@ func (e entry) key() string {
 	return fmt.Sprintf("%d|%s|%s|%s", e.Time.UnixNano(), e.EventType, e.Outcome, e.RuleID)
 }
 
-// entryOf returns the timeline entry an action carries, if any.
+// entryOf returns the timeline entry an action carries, if any (every
+// record comes as ahp/recorded on the session channel).
 func entryOf(raw json.RawMessage) *entry {
 	var a actionBody
 	_ = json.Unmarshal(raw, &a)
-	if a.Entry != nil {
-		return a.Entry
-	}
-	return a.Meta.Ahp
+	return a.Entry
 }
 
 // mirror is an observer's reconstruction of a session.
@@ -373,14 +376,18 @@ func newMirror(snapshot json.RawMessage) (*mirror, error) {
 	var s struct {
 		FromSeq uint64 `json:"fromSeq"`
 		State   struct {
-			Timeline []entry `json:"ahpTimeline"`
+			Meta struct {
+				AHP struct {
+					Timeline []entry `json:"timeline"`
+				} `json:"ahp"`
+			} `json:"_meta"`
 		} `json:"state"`
 	}
 	if err := json.Unmarshal(snapshot, &s); err != nil {
 		return nil, err
 	}
 	m := &mirror{lastSeq: s.FromSeq, entries: map[string]int{}}
-	for _, e := range s.State.Timeline {
+	for _, e := range s.State.Meta.AHP.Timeline {
 		m.entries[e.key()]++
 		m.n++
 	}
@@ -587,6 +594,29 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 	hp.waitStore(t, session, 1)
 	ch := "ahp-session:/" + session
 
+	// A second observer watches the session's chat live, never leaving:
+	// what a reconnect replays of the chat (from the ring or rebuilt from
+	// the store) must be exactly what it saw.
+	cch := "ahp-chat:/" + session
+	live := hp.dial(t, observerKey)
+	live.call("initialize", initParams(cch), nil)
+	var liveMu sync.Mutex
+	liveActs := map[uint64]string{}
+	go func() {
+		for n := range live.in {
+			var env struct {
+				Channel   string          `json:"channel"`
+				ServerSeq uint64          `json:"serverSeq"`
+				Action    json.RawMessage `json:"action"`
+			}
+			if n.Method == "action" && json.Unmarshal(n.Params, &env) == nil && env.Channel == cch {
+				liveMu.Lock()
+				liveActs[env.ServerSeq] = string(env.Action)
+				liveMu.Unlock()
+			}
+		}
+	}()
+
 	o := hp.dial(t, observerKey)
 	o.call("initialize", initParams(), nil)
 	r := o.call("subscribe", map[string]any{"channel": ch}, nil)
@@ -596,6 +626,7 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 	must(t, json.Unmarshal(r.Result, &sr))
 	m, err := newMirror(sr.Snapshot)
 	must(t, err)
+	chatFrom := m.lastSeq
 	sendLoad(t, c, 40, 1000)
 	// Read part of the stream, then drop the connection mid-stream.
 	for got := 0; got < 15; {
@@ -612,21 +643,18 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 		t.Helper()
 		o := hp.dial(t, observerKey)
 		r := o.call("reconnect", map[string]any{"channel": "ahp-root://", "clientId": "test",
-			"subscriptions": []map[string]any{{"channel": ch, "lastSeenServerSeq": m.lastSeq}}}, nil)
+			"lastSeenServerSeq": m.lastSeq, "subscriptions": []string{ch}}, nil)
 		var rr struct {
-			Results []struct {
-				Kind    string     `json:"kind"`
-				Channel string     `json:"channel"`
-				Actions []envelope `json:"actions"`
-			} `json:"results"`
+			Type    string     `json:"type"`
+			Actions []envelope `json:"actions"`
 		}
-		if r.Error != nil || json.Unmarshal(r.Result, &rr) != nil || len(rr.Results) != 1 {
+		if r.Error != nil || json.Unmarshal(r.Result, &rr) != nil {
 			t.Fatalf("reconnect: %+v %s", r.Error, r.Result)
 		}
-		if rr.Results[0].Kind != wantKind {
-			t.Fatalf("reconnect answered %q, want %q", rr.Results[0].Kind, wantKind)
+		if rr.Type != wantKind {
+			t.Fatalf("reconnect answered %q, want %q", rr.Type, wantKind)
 		}
-		for _, env := range rr.Results[0].Actions {
+		for _, env := range rr.Actions {
 			must(t, m.apply(env))
 		}
 		_ = o.ws.CloseNow()
@@ -641,6 +669,31 @@ func TestObserveReconnectReplaysFromRingAndStore(t *testing.T) {
 	reconnect("replay")
 	if d := diffCounts(m.entries, want); d != "" {
 		t.Fatalf("reconstructed state differs from the store (%d entries):\n%s", m.n, d)
+	}
+	// The chat from the start, far beyond the ring: rebuilt from the store.
+	o = hp.dial(t, observerKey)
+	r = o.call("reconnect", map[string]any{"channel": "ahp-root://", "clientId": "test",
+		"lastSeenServerSeq": chatFrom, "subscriptions": []string{cch}}, nil)
+	var rr struct {
+		Type    string `json:"type"`
+		Actions []struct {
+			Channel   string          `json:"channel"`
+			ServerSeq uint64          `json:"serverSeq"`
+			Action    json.RawMessage `json:"action"`
+		} `json:"actions"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &rr) != nil || rr.Type != "replay" {
+		t.Fatalf("chat reconnect: %+v %.300s", r.Error, r.Result)
+	}
+	liveMu.Lock()
+	defer liveMu.Unlock()
+	if len(rr.Actions) != len(liveActs) || len(rr.Actions) < 100 {
+		t.Fatalf("chat replay: %d actions, the live observer saw %d (want at least 100)", len(rr.Actions), len(liveActs))
+	}
+	for _, a := range rr.Actions {
+		if liveActs[a.ServerSeq] != string(a.Action) {
+			t.Fatalf("chat action %d replayed as %s, sent live as %s", a.ServerSeq, a.Action, liveActs[a.ServerSeq])
+		}
 	}
 }
 
@@ -680,12 +733,14 @@ func TestObserveApprovals(t *testing.T) {
 					ToolCall struct {
 						ToolCallID string `json:"toolCallId"`
 						Status     string `json:"status"`
+						Meta       struct {
+							AHP struct {
+								Approval struct {
+									ID string `json:"id"`
+								} `json:"approval"`
+							} `json:"ahp"`
+						} `json:"_meta"`
 					} `json:"toolCall"`
-					Meta struct {
-						Approval struct {
-							ID string `json:"id"`
-						} `json:"ahpApproval"`
-					} `json:"_meta"`
 				} `json:"request"`
 			}
 			_ = json.Unmarshal(env.Action, &a)
@@ -693,7 +748,7 @@ func TestObserveApprovals(t *testing.T) {
 				if a.Request.Kind != "toolConfirmation" || a.Request.ToolCall.Status != "pending-confirmation" {
 					t.Fatalf("input request: %s", env.Action)
 				}
-				answer(a.Request.Meta.Approval.ID, a.Request.ToolCall.ToolCallID)
+				answer(a.Request.ToolCall.Meta.AHP.Approval.ID, a.Request.ToolCall.ToolCallID)
 				break
 			}
 		}
@@ -707,14 +762,44 @@ func TestObserveApprovals(t *testing.T) {
 	if d.Kind != protocol.DecisionAllow {
 		t.Fatalf("approved: %+v", d)
 	}
-	// The Host Protocol's way: dispatch chat/toolCallConfirmed.
+	// The Host Protocol's way: dispatch chat/toolCallConfirmed on the
+	// session's chat.
+	var denied string
 	d = decide(func(_, toolCall string) {
+		denied = toolCall
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
-			"channel": ch, "clientSeq": 1, "action": map[string]any{"type": "chat/toolCallConfirmed", "turnId": "supervised",
+			"channel": "ahp-chat:/" + session, "clientSeq": 1, "action": map[string]any{"type": "chat/toolCallConfirmed", "turnId": "t",
 				"toolCallId": toolCall, "approved": false, "reason": "denied", "reasonMessage": "not today"}}})
 		must(t, o.ws.Write(context.Background(), websocket.MessageText, b))
 	})
 	if d.Kind != protocol.DecisionBlock || !strings.Contains(d.Reason, "not today") {
 		t.Fatalf("denied: %+v", d)
+	}
+	// The same dispatch again: the tool call no longer waits, so it is
+	// echoed back to this client with a rejectionReason.
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "dispatchAction", "params": map[string]any{
+		"channel": "ahp-chat:/" + session, "clientSeq": 2, "action": map[string]any{"type": "chat/toolCallConfirmed", "turnId": "t",
+			"toolCallId": denied, "approved": true, "confirmed": "user-action"}}})
+	must(t, o.ws.Write(context.Background(), websocket.MessageText, b))
+	for deadline := time.After(10 * time.Second); ; {
+		select {
+		case n := <-o.in:
+			var env struct {
+				Channel         string `json:"channel"`
+				RejectionReason string `json:"rejectionReason"`
+				Origin          *struct {
+					ClientID  string `json:"clientId"`
+					ClientSeq int    `json:"clientSeq"`
+				} `json:"origin"`
+			}
+			if n.Method == "action" && json.Unmarshal(n.Params, &env) == nil && env.RejectionReason != "" {
+				if env.Channel != "ahp-chat:/"+session || env.Origin == nil || env.Origin.ClientID != "test" || env.Origin.ClientSeq != 2 {
+					t.Fatalf("rejection: %s", n.Params)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("the second dispatch was not rejected")
+		}
 	}
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // auditSeqShift and auditSeqSlots: with Options.SharedSeq, the actions of
-// audit record N have serverSeq N<<auditSeqShift + 0, 1, 2 (a record gives
-// at most three actions); the other slots of the block number the actions
+// audit record N have serverSeq N<<auditSeqShift + 0 … 5 (a record gives
+// at most six actions: ahp/recorded, and on the chat channel a turn
+// ended and one started, a tool call's start, ready and confirmation);
+// the other slots of the block number the actions
 // this hub publishes on its own (approvals, runs, root) until the next
 // record. Audit IDs up to 2^41 keep serverSeq below 2^53, exact in
 // JavaScript.
@@ -20,7 +22,7 @@ const (
 )
 
 // AuditSeq returns the serverSeq that a hub with Options.SharedSeq gives
-// to the action at index i (0, 1 or 2) of audit record id.
+// to the action at index i (0 to 5) of audit record id.
 func AuditSeq(id int64, i int) uint64 {
 	return uint64(max(id, 0))<<auditSeqShift + uint64(i)
 }
@@ -39,7 +41,7 @@ func (h *Hub) sharedSeqLocked(id int64) bool {
 	}
 	base := AuditSeq(id, 0)
 	if h.seq >= base {
-		// More than auditSeqSlots-3 actions of this hub's own since the
+		// More than auditSeqSlots-6 actions of this hub's own since the
 		// previous record: this record's actions are numbered after them
 		// (still increasing, but no longer the same on every replica).
 		h.log.Warn("observer serverSeq: too many local actions between two audit records; numbering continues from them", "audit_id", id)

@@ -85,7 +85,7 @@ func TestSharedHubFollowsStoreApprovals(t *testing.T) {
 	}
 	h.ApprovalChanged(x) // the raising harness's own word comes late
 	kinds, _ := published(h)
-	want := []string{"ahp-session:/s1 chat/toolCallStart", "ahp-session:/s1 chat/toolCallReady",
+	want := []string{"ahp-chat:/s1 chat/turnStarted", "ahp-chat:/s1 chat/toolCallStart", "ahp-chat:/s1 chat/toolCallReady",
 		"ahp-session:/s1 session/inputNeededSet", "ahp-root:// ahp/approvalAdded"}
 	if strings.Join(kinds, ",") != strings.Join(want, ",") {
 		t.Fatalf("after the polls: %v, want %v", kinds, want)
@@ -99,7 +99,7 @@ func TestSharedHubFollowsStoreApprovals(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds, raw := published(h)
-	want = append(want, "ahp-session:/s1 chat/toolCallConfirmed", "ahp-session:/s1 session/inputNeededRemoved", "ahp-root:// ahp/approvalRemoved")
+	want = append(want, "ahp-chat:/s1 chat/toolCallConfirmed", "ahp-session:/s1 session/inputNeededRemoved", "ahp-root:// ahp/approvalRemoved")
 	if strings.Join(kinds, ",") != strings.Join(want, ",") || !strings.Contains(raw[len(raw)-1], `"status":"denied"`) ||
 		!strings.Contains(raw[len(raw)-3], "denied by bob: not today") {
 		t.Fatalf("after the denial: %v\n%s", kinds, strings.Join(raw[4:], "\n"))
@@ -151,11 +151,11 @@ func TestSharedHubClearsApprovalBeforeItsRecord(t *testing.T) {
 	h.resolveBeforeRecord(ctx, &rec)
 	h.Recorded(&rec)
 	kinds, raw := published(h)
-	want := []string{"ahp-session:/s1 chat/toolCallStart", "ahp-session:/s1 chat/toolCallReady",
+	want := []string{"ahp-chat:/s1 chat/turnStarted", "ahp-chat:/s1 chat/toolCallStart", "ahp-chat:/s1 chat/toolCallReady",
 		"ahp-session:/s1 session/inputNeededSet", "ahp-root:// ahp/approvalAdded",
-		"ahp-session:/s1 chat/toolCallConfirmed", "ahp-session:/s1 session/inputNeededRemoved", "ahp-root:// ahp/approvalRemoved",
+		"ahp-chat:/s1 chat/toolCallConfirmed", "ahp-session:/s1 session/inputNeededRemoved", "ahp-root:// ahp/approvalRemoved",
 		"ahp-session:/s1 ahp/recorded"}
-	if strings.Join(kinds, ",") != strings.Join(want, ",") || !strings.Contains(raw[4], `"confirmed":"user-action"`) {
+	if strings.Join(kinds, ",") != strings.Join(want, ",") || !strings.Contains(raw[5], `"confirmed":"user-action"`) {
 		t.Fatalf("published %v, want %v\n%s", kinds, want, strings.Join(raw, "\n"))
 	}
 	if len(pendingIDs(h)) != 0 {

@@ -141,32 +141,46 @@ func readDecisionFields(d []byte, reason string) (string, string) {
 	return reason, approvalID
 }
 
-// Summary is a session as the catalogue shows it. The first fields are
-// the Host Protocol's SessionSummary; the ahp ones are the harness's.
+// Summary is a session as the catalogue shows it: the Host Protocol's
+// SessionSummary, with the harness's own fields in _meta.ahp.
 type Summary struct {
-	Resource     string           `json:"resource"`
-	Provider     string           `json:"provider"`
-	Title        string           `json:"title"`
-	Status       string           `json:"status"`
-	CreatedAt    int64            `json:"createdAt"`
-	ModifiedAt   int64            `json:"modifiedAt"`
-	AgentID      string           `json:"ahpAgentId"`
-	Framework    string           `json:"ahpFramework,omitempty"`
-	Counts       map[string]int64 `json:"ahpCounts"`
-	Events       int64            `json:"ahpEvents"`
-	Pending      int              `json:"ahpPendingApprovals"`
-	MaxDepth     uint32           `json:"ahpMaxDepth"`
-	LastActivity time.Time        `json:"ahpLastActivity"`
+	Resource   string    `json:"resource"`
+	Provider   string    `json:"provider"`
+	Title      string    `json:"title"`
+	Status     int       `json:"status"` // SessionStatus bits, set by session.wire
+	Activity   string    `json:"activity,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	ModifiedAt time.Time `json:"modifiedAt"`
+	Meta       struct {
+		AHP SummaryMeta `json:"ahp"`
+	} `json:"_meta"`
+}
+
+// SummaryMeta is what the harness knows of a session beyond the Host
+// Protocol's summary.
+type SummaryMeta struct {
+	AgentID      string           `json:"agentId"`
+	Framework    string           `json:"framework,omitempty"`
+	Counts       map[string]int64 `json:"counts"`
+	Events       int64            `json:"events"`
+	Pending      int              `json:"pendingApprovals"`
+	MaxDepth     uint32           `json:"maxDepth"`
+	LastActivity time.Time        `json:"lastActivity"`
+	// State is "idle" (no event yet), "active" or "ended" (session_end).
+	State string `json:"state"`
 }
 
 // session is the hub's state of one session.
 type session struct {
 	id       string
+	uri      string // its session channel
+	chatURI  string // its chat channel
 	summary  Summary
 	timeline []Entry               // the newest maxTimeline entries, oldest first
 	open     map[string]string     // tool name → id of the last allowed tool call not yet completed
 	pending  map[string]pendingReq // approval id → request
 	runs     map[string]json.RawMessage
+	chat     chat
 	dirty    bool // summary changed since it was last announced
 	// runsStale: the agent connection ended while nobody watched, so runs
 	// may be older than the store's; the next subscriber has them
@@ -187,10 +201,13 @@ type pendingReq struct {
 }
 
 func newSession(id string, now time.Time) *session {
-	return &session{id: id, summary: Summary{Resource: SessionChannel(id), Provider: "ahp", Title: id,
-		Status: "idle", CreatedAt: now.UnixMilli(), ModifiedAt: now.UnixMilli(), Counts: map[string]int64{}, LastActivity: now.UTC()},
+	now = now.UTC().Truncate(time.Millisecond)
+	s := &session{id: id, uri: SessionChannel(id), chatURI: ChatChannel(id), summary: Summary{Resource: SessionChannel(id), Provider: "ahp", Title: id,
+		CreatedAt: now, ModifiedAt: now},
 		open: map[string]string{}, pending: map[string]pendingReq{}, runs: map[string]json.RawMessage{},
-		announced: map[string]bool{}, confirmed: map[string]bool{}}
+		announced: map[string]bool{}, confirmed: map[string]bool{}, chat: newChat()}
+	s.summary.Meta.AHP = SummaryMeta{Counts: map[string]int64{}, LastActivity: now, State: "idle"}
+	return s
 }
 
 // apply adds a recorded entry to the session.
@@ -204,7 +221,7 @@ func (s *session) apply(e Entry) {
 		s.timeline = s.timeline[:n]
 	}
 	s.timeline = append(s.timeline, e)
-	sm := &s.summary
+	sm := &s.summary.Meta.AHP
 	sm.Events++
 	if e.Outcome != "" {
 		sm.Counts[e.Outcome]++
@@ -217,14 +234,27 @@ func (s *session) apply(e Entry) {
 	}
 	sm.MaxDepth = max(sm.MaxDepth, e.Depth)
 	sm.LastActivity = e.Time
-	sm.ModifiedAt = e.Time.UnixMilli()
+	s.summary.ModifiedAt = e.Time.UTC().Truncate(time.Millisecond)
 	switch e.EventType {
 	case "session_end":
-		sm.Status = "ended"
+		sm.State = "ended"
 	default:
-		sm.Status = "active"
+		sm.State = "active"
 	}
 	s.dirty = true
+}
+
+// wire returns a copy of the session's summary as sent: status computed,
+// counts copied.
+func (s *session) wire() Summary {
+	sm := s.summary
+	sm.Status = s.status()
+	sm.Meta.AHP.Counts = copyCounts(sm.Meta.AHP.Counts)
+	sm.Meta.AHP.Pending = len(s.pending)
+	if len(s.pending) > 0 {
+		sm.Activity = "waiting for an approval"
+	}
+	return sm
 }
 
 // shown returns the timeline entries a snapshot shows: the last
@@ -234,22 +264,41 @@ func (s *session) shown() []Entry {
 }
 
 // State is a session channel's snapshot state: the Host Protocol's
-// summary and inputNeeded, and the harness's timeline and runs.
+// SessionState (its summary's fields, lifecycle, chats, inputNeeded), with
+// the harness's timeline and runs in _meta.ahp beside the summary's.
 type State struct {
-	Summary     Summary           `json:"summary"`
-	InputNeeded []json.RawMessage `json:"inputNeeded"`
-	Timeline    []Entry           `json:"ahpTimeline"`
-	Runs        []json.RawMessage `json:"ahpRuns"`
+	Resource      string            `json:"resource"`
+	Provider      string            `json:"provider"`
+	Title         string            `json:"title"`
+	Status        int               `json:"status"`
+	Activity      string            `json:"activity,omitempty"`
+	CreatedAt     time.Time         `json:"createdAt"`
+	ModifiedAt    time.Time         `json:"modifiedAt"`
+	Lifecycle     string            `json:"lifecycle"`
+	ActiveClients []any             `json:"activeClients"`
+	Chats         []chatSummary     `json:"chats"`
+	DefaultChat   string            `json:"defaultChat"`
+	InputNeeded   []json.RawMessage `json:"inputNeeded"`
+	Meta          struct {
+		AHP StateMeta `json:"ahp"`
+	} `json:"_meta"`
+}
+
+// StateMeta is the harness's part of a session snapshot: the summary's
+// fields, the timeline and the run records.
+type StateMeta struct {
+	SummaryMeta
+	Timeline []Entry           `json:"timeline"`
+	Runs     []json.RawMessage `json:"runs"`
 }
 
 // state returns a copy of the session's snapshot state.
 func (s *session) state() State {
-	st := State{Summary: s.summary, Timeline: append([]Entry(nil), s.shown()...),
-		InputNeeded: []json.RawMessage{}, Runs: []json.RawMessage{}}
-	st.Summary.Counts = make(map[string]int64, len(s.summary.Counts))
-	for k, v := range s.summary.Counts {
-		st.Summary.Counts[k] = v
-	}
+	sm := s.wire()
+	st := State{Resource: sm.Resource, Provider: sm.Provider, Title: sm.Title, Status: sm.Status, Activity: sm.Activity,
+		CreatedAt: sm.CreatedAt, ModifiedAt: sm.ModifiedAt, Lifecycle: "ready", ActiveClients: []any{},
+		Chats: []chatSummary{s.chatSummary()}, DefaultChat: s.chatURI, InputNeeded: []json.RawMessage{}}
+	st.Meta.AHP = StateMeta{SummaryMeta: sm.Meta.AHP, Timeline: append([]Entry(nil), s.shown()...), Runs: []json.RawMessage{}}
 	reqs := make([]pendingReq, 0, len(s.pending))
 	for _, p := range s.pending {
 		reqs = append(reqs, p)
@@ -264,7 +313,7 @@ func (s *session) state() State {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		st.Runs = append(st.Runs, s.runs[id])
+		st.Meta.AHP.Runs = append(st.Meta.AHP.Runs, s.runs[id])
 	}
 	return st
 }

@@ -19,6 +19,12 @@ func (h *Hub) snapshotLocked(ch string) *Snapshot {
 	if ch == RootChannel {
 		return &Snapshot{Resource: ch, State: h.rootStateLocked(), FromSeq: h.seq}
 	}
+	if id, ok := chatOf(ch); ok {
+		if s := h.sessions[id]; s != nil {
+			return &Snapshot{Resource: ch, State: s.chatState(), FromSeq: h.seq}
+		}
+		return nil
+	}
 	id, ok := sessionOf(ch)
 	if !ok {
 		return nil
@@ -28,8 +34,9 @@ func (h *Hub) snapshotLocked(ch string) *Snapshot {
 		return nil
 	}
 	st := s.state()
-	for i := 0; i < len(st.Timeline)-snapshotEvents; i++ {
-		st.Timeline[i].Event = nil
+	tl := st.Meta.AHP.Timeline
+	for i := 0; i < len(tl)-snapshotEvents; i++ {
+		tl[i].Event = nil
 	}
 	return &Snapshot{Resource: ch, State: st, FromSeq: h.seq}
 }
@@ -42,7 +49,9 @@ func (h *Hub) ensureSession(ctx context.Context, ch string) bool {
 	}
 	id, ok := sessionOf(ch)
 	if !ok {
-		return false
+		if id, ok = chatOf(ch); !ok {
+			return false
+		}
 	}
 	h.mu.Lock()
 	_, held := h.sessions[id]
@@ -66,7 +75,7 @@ func (h *Hub) ensureSession(ctx context.Context, ch string) bool {
 	for i := range recs {
 		e := entryOf(&recs[i])
 		s.recordOps(&e)
-		s.apply(e)
+		h.applyLocked(s, e)
 	}
 	for _, r := range runs {
 		s.runs[r.RunID] = runJSON(r)
@@ -107,14 +116,16 @@ func encodeResult(id json.RawMessage, result any) []byte {
 // subscribe answers subscribe: the snapshot, then the channel's actions
 // after it, with no gap and no repeat.
 func (h *Hub) subscribe(ctx context.Context, o *observer, id json.RawMessage, ch string) *rpcError {
-	if !h.ensureSession(ctx, ch) {
-		return errorf(CodeNotFound, "no channel "+truncate(ch, 200))
+	var snap *Snapshot
+	if h.ensureSession(ctx, ch) {
+		h.mu.Lock()
+		snap = h.snapshotLocked(ch)
+		if snap == nil {
+			h.mu.Unlock()
+		}
 	}
-	h.mu.Lock()
-	snap := h.snapshotLocked(ch)
 	if snap == nil {
-		h.mu.Unlock()
-		return errorf(CodeNotFound, "no channel "+truncate(ch, 200))
+		return notFound(ch)
 	}
 	o.holding = true
 	h.subscribeLocked(o, ch)
@@ -143,9 +154,9 @@ func (h *Hub) initialize(ctx context.Context, o *observer, id json.RawMessage, v
 	seq := h.seq
 	o.holding = true
 	h.mu.Unlock()
-	info := map[string]any{"name": h.o.ServerName, "version": h.o.ServerVersion,
-		"ahpPrincipal": map[string]any{"id": o.p.ID, "roles": o.p.Roles}, "ahpCanApprove": canApprove(o.p)}
-	b := encodeResult(id, map[string]any{"protocolVersion": version, "serverSeq": seq, "serverInfo": info, "snapshots": snaps})
+	info := map[string]any{"name": h.o.ServerName, "version": h.o.ServerVersion}
+	b := encodeResult(id, map[string]any{"protocolVersion": version, "serverSeq": seq, "serverInfo": info, "snapshots": snaps,
+		"_meta": connMeta(o)})
 	h.mu.Lock()
 	o.release(b)
 	h.mu.Unlock()
@@ -170,9 +181,25 @@ func (h *Hub) listSessions(limit int, cursor string) (map[string]any, *rpcError)
 	h.mu.Unlock()
 	off = min(off, len(all))
 	end := min(off+limit, len(all))
-	out := map[string]any{"sessions": all[off:end]}
+	out := map[string]any{"items": all[off:end]}
 	if end < len(all) {
 		out["nextCursor"] = strconv.Itoa(end)
 	}
 	return out, nil
+}
+
+// connMeta is what initialize and reconnect say in _meta.ahp of the
+// connection: who is connected and whether it may answer approvals.
+func connMeta(o *observer) map[string]any {
+	return map[string]any{"ahp": map[string]any{"principal": map[string]any{"id": o.p.ID, "roles": o.p.Roles},
+		"canApprove": canApprove(o.p)}}
+}
+
+// notFound is the error for a channel that does not exist: the Host
+// Protocol's SessionNotFound for a session, NotFound for any other.
+func notFound(ch string) *rpcError {
+	if _, ok := sessionOf(ch); ok {
+		return errorf(CodeSessionNotFound, "no session "+truncate(ch, 200))
+	}
+	return errorf(CodeNotFound, "no channel "+truncate(ch, 200))
 }

@@ -11,7 +11,11 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 		"cd infra && tofu -chdir=prod destroy":         "infrastructure_change",
 		"pulumi up --yes":                              "infrastructure_change",
 		"kubectl -n prod delete deploy web":            "cluster_delete",
-		"kubectl drain node-1":                         "cluster_delete",
+		"kubectl drain node-1 --force":                 "cluster_delete",
+		"kubectl drain node-1 --delete-emptydir-data":  "cluster_delete",
+		"aws s3api delete-bucket --bucket b":           "cloud_delete",
+		"az storage container delete -n web":           "cloud_delete",
+		"vgremove vg0":                                 "cloud_delete",
 		"helm uninstall web":                           "cluster_delete",
 		`psql -c "DROP TABLE users"`:                   "database_drop",
 		"psql mydb <<'EOF'\ndrop database prod;\nEOF":  "database_drop",
@@ -31,6 +35,13 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 		"npm install",
 		"gh pr create",
 		"echo terraform apply",
+		// help, dry runs and single records (issue 26, tldr-pages)
+		"kubectl drain node-1", "kubectl drain node-1 --ignore-daemonsets",
+		"kubectl delete -f app.yaml --dry-run=client", "pulumi up -h", "terraform apply -help",
+		"npm publish --dry-run", "cargo publish -n", "poetry publish --dry-run",
+		"aws sqs delete-message --queue-url https://sqs.x/q --receipt-handle r",
+		"aws dynamodb delete-item --table-name t --key '{}'", "az storage blob delete -c web -n b",
+		"aws ses delete-receipt-rule --rule-set-name s --rule-name r --generate-cli-skeleton", "vgremove -h",
 	}
 	var cases []packCase
 	for cmd, rule := range held {

@@ -76,7 +76,7 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	}
 	ps := &problems{}
 	packs := enabledPacks(opts, ps)
-	params := mergeParams(packs, opts.Params, ps)
+	params := mergeParams(packs, joinInstance(opts.Instance, opts.Params), ps)
 	config, err := nativeToVal(params, 0)
 	if err != nil {
 		ps.add("", 0, "", "params: %v", err)
@@ -89,12 +89,17 @@ func Compile(opts Options, sources ...Source) (*Set, error) {
 	default:
 		ps.add("", 0, "", "default decision %q: expected allow or block", def)
 	}
+	// The version covers the parameters without the harness's own
+	// (Instance): those differ between replicas and restarts of one
+	// policy. See versionHash for the rest.
 	optBytes, err := json.Marshal(struct {
-		Params  map[string]any `json:"params"`
-		Default string         `json:"default"`
-		Reason  string         `json:"reason"`
-		Mode    Mode           `json:"mode,omitempty"`
-	}{params, string(def), opts.DefaultReason, shadowMode(opts.Mode, ps)})
+		Packs    []string       `json:"packs"`
+		Params   map[string]any `json:"params"`
+		Default  string         `json:"default"`
+		Reason   string         `json:"reason"`
+		Mode     Mode           `json:"mode,omitempty"`
+		Settings map[string]any `json:"settings,omitempty"`
+	}{packNames(packs), mergeParams(packs, opts.Params, &problems{}), string(def), opts.DefaultReason, shadowMode(opts.Mode, ps), opts.Settings})
 	if err != nil {
 		ps.add("", 0, "", "params: %v", err)
 	}

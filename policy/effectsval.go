@@ -2,7 +2,9 @@ package policy
 
 import (
 	"fmt"
+	"path"
 	"reflect"
+	"strings"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -195,6 +197,15 @@ func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
 	m, _ := native.(map[string]any)
 	if cwd, ok := m["cwd"].(string); ok && cwd != "" {
 		agent.Cwd = cwd
+	}
+	// The agent's home and user name, as hook adapters send them, when the
+	// harness's configuration gives none: "~" is then what the agent's
+	// shell makes of it. A home that is not an absolute path is ignored.
+	if home, ok := m["home"].(string); ok && agent.Home == "" && path.IsAbs(home) && path.Clean(home) != "/" {
+		agent.Home = path.Clean(home)
+		if user, ok := m["user"].(string); ok && agent.User == "" && user != "" && !strings.ContainsAny(user, "/ \t\n") {
+			agent.User = user
+		}
 	}
 	if fs, ok := agent.FS.(*effects.OSFS); ok && agent.Cwd != "" {
 		agent.FS = fs.Within(agent.Cwd)

@@ -38,6 +38,19 @@ type Options struct {
 	// own working directory (payload "cwd") always wins over Agent.Cwd.
 	// It does not change the policy version.
 	Agent effects.Context
+	// Instance are parameters that describe one running harness rather
+	// than its policy: the self_protection pack's paths, working
+	// directory, process ids, command lines and admin addresses. Rules see
+	// them as config.NAME like Params (a list given in both is joined,
+	// Instance's items first; otherwise Params wins), but they are left
+	// out of the policy version, so that restarts and replicas of one
+	// policy share its version.
+	Instance map[string]any
+	// Settings are the decision-relevant settings outside the policy
+	// (the agent descriptor's hash, the approval defaults) that the policy
+	// version covers besides the sources, packs, Params, Default and
+	// Mode. The rules never see them.
+	Settings map[string]any
 	// Registerer, when set, receives the engine's metrics. Only NewEngine
 	// uses it.
 	Registerer prometheus.Registerer

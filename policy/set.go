@@ -43,8 +43,12 @@ type Set struct {
 	onEval func(ruleID string)
 }
 
-// Version is "sha256:" and the hex SHA-256 of the loaded sources and of the
-// options that change decisions. It is the policy_version of every decision.
+// Version is "sha256:" and the hex SHA-256 of what decides: the loaded
+// sources in canonical form and load order (not their file names), the
+// enabled packs, the parameters without the harness's own
+// (Options.Instance), the default, the mode and Options.Settings. It is
+// the policy_version of every decision, the same across restarts and
+// replicas that run one policy.
 func (s *Set) Version() string { return s.version }
 
 // Packs returns the names of the built-in packs in the set.

@@ -40,8 +40,10 @@ func ReadFiles(paths ...string) ([]Source, error) {
 }
 
 // versionHash computes the policy version: the SHA-256 of every loaded
-// source (built-in packs first, then policy files, each as name and text)
-// and of the options that change decisions (parameters, default outcome).
+// source in load order (built-in packs first, then policy files), each in
+// its canonical form (canonicalSource; the file's name and formatting do
+// not count), and of the options that change decisions (packs, parameters
+// without the harness's own, default outcome, mode, Options.Settings).
 func versionHash(sources []Source, options []byte) string {
 	h := sha256.New()
 	var n [8]byte
@@ -51,8 +53,7 @@ func versionHash(sources []Source, options []byte) string {
 		h.Write(b)
 	}
 	for _, s := range sources {
-		write([]byte(s.Name))
-		write(s.Data)
+		write(canonicalSource(s.Data))
 	}
 	write(options)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))

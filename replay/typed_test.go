@@ -36,8 +36,8 @@ rules:
 	add(protocol.EventReasoning, map[string]any{"session_id": "ty", "reasoning_type": "re_act", "problem_statement": "sort a list"})
 	add(protocol.EventRateLimit, map[string]any{"session_id": "ty", "limit_type": "tool_execution_limit", "retry_after_ms": 5, "current_usage": "x"})
 	add(protocol.EventRateLimit, map[string]any{"session_id": "ty", "limit_type": "llm_token_limit", "retry_after_ms": 5, "current_usage": "x"})
-	// No rule decides a confirmation: it waits for a human, who does not
-	// answer in time (the harness answers escalate).
+	// No rule decides a confirmation: the harness answers escalate (a
+	// user_confirm at once, as its agent's user is the one to answer it).
 	add(protocol.EventConfirmation, map[string]any{"session_id": "ty", "confirmation_type": "user_confirm", "message": "ok?"})
 	path := record(t, policyText, events)
 	src := openStore(t, path)

@@ -106,6 +106,9 @@ func (s *Service) build() error {
 	}
 	s.hub = hub
 	s.obs.first = s.hubObserver(hub)
+	if err := s.startNotifier(reg); err != nil {
+		return err
+	}
 	h, err := harness.New(harness.Options{
 		Supervisor: sup, Runs: reducer, Redactor: red, Observer: s.obs, ReplicaID: s.sharedReplicaID(),
 		Engine: engine, Store: s.db, ApprovalTimeout: c.Approvals.Timeout.D(), ApprovalFallback: fallback,
@@ -113,7 +116,7 @@ func (s *Service) build() error {
 		Perceiver: perceiver, Metrics: met, Logger: log, Shadow: s.shadow,
 		Memory: harness.MemoryOptions{DisableCapture: !c.Memory.Capture, Retention: c.Memory.Retention.D(),
 			CrossSessionAgentFacts: c.Memory.CrossSessionAgentFacts},
-		IntentLLM: intentLLM(c.Intent.LLM),
+		IntentLLM: intentLLM(c.Intent.LLM), Notifier: s.harnessNotifier(),
 	})
 	if err != nil {
 		return err

@@ -112,11 +112,12 @@ func watchSession(t *testing.T, r sharedReplica, session string) (*watcher, *[]a
 	p["initialSubscriptions"] = []string{"ahp-root://"}
 	w.call("initialize", p, acts)
 	w.subscribe("ahp-session:/"+session, acts)
+	w.subscribe("ahp-chat:/"+session, acts)
 	return w, acts
 }
 
 // snapshotPrompts returns the approval ids a fresh observer of r sees
-// pending: in the root snapshot's ahpApprovals and in the session
+// pending: in the root snapshot's _meta.ahp.approvals and in the session
 // snapshot's inputNeeded (as the dashboard shows them).
 func snapshotPrompts(t *testing.T, r sharedReplica, session string) (root, input []string) {
 	t.Helper()
@@ -128,9 +129,13 @@ func snapshotPrompts(t *testing.T, r sharedReplica, session string) (root, input
 		Snapshots []struct {
 			Resource string `json:"resource"`
 			State    struct {
-				Approvals []struct {
-					ID string `json:"id"`
-				} `json:"ahpApprovals"`
+				Meta struct {
+					AHP struct {
+						Approvals []struct {
+							ID string `json:"id"`
+						} `json:"approvals"`
+					} `json:"ahp"`
+				} `json:"_meta"`
 				InputNeeded []struct {
 					ID string `json:"id"`
 				} `json:"inputNeeded"`
@@ -141,7 +146,7 @@ func snapshotPrompts(t *testing.T, r sharedReplica, session string) (root, input
 		t.Fatalf("initialize answer: %s", res)
 	}
 	for _, s := range ir.Snapshots {
-		for _, a := range s.State.Approvals {
+		for _, a := range s.State.Meta.AHP.Approvals {
 			root = append(root, a.ID)
 		}
 		for _, in := range s.State.InputNeeded {
@@ -210,7 +215,7 @@ func TestApprovalPromptsOnEveryReplica(t *testing.T) {
 	}
 
 	got := escalate(t, agent)
-	ch := "ahp-session:/" + sid
+	ch, cch := "ahp-session:/"+sid, "ahp-chat:/"+sid
 	var id string
 	for _, name := range []string{"A", "B", "C"} {
 		w, as := obs[name], acts[name]
@@ -230,7 +235,7 @@ func TestApprovalPromptsOnEveryReplica(t *testing.T) {
 		} else if x.Approval.ID != id {
 			t.Fatalf("%s: approval %s, A announced %s", name, x.Approval.ID, id)
 		}
-		w.await(as, name+": chat/toolCallReady of the approval", isType(ch, "chat/toolCallReady", `"ap-`+id+`"`, "Approval required (rule ask-deploy)"))
+		w.await(as, name+": chat/toolCallReady of the approval", isType(cch, "chat/toolCallReady", `"ap-`+id+`"`, "Approval required (rule ask-deploy)"))
 		w.await(as, name+": session/inputNeededSet", isType(ch, "session/inputNeededSet", `"id":"ap-`+id+`"`, `"toolConfirmation"`))
 	}
 	for name, r := range map[string]sharedReplica{"B": b, "C": c} {
@@ -253,7 +258,7 @@ func TestApprovalPromptsOnEveryReplica(t *testing.T) {
 		w, as := obs[name], acts[name]
 		w.await(as, name+": root ahp/approvalRemoved", isType("ahp-root://", "ahp/approvalRemoved", `"approvalId":"`+id+`"`, `"status":"approved"`))
 		w.await(as, name+": session/inputNeededRemoved", isType(ch, "session/inputNeededRemoved", `"id":"ap-`+id+`"`))
-		w.await(as, name+": toolCallConfirmed by the user", isType(ch, "chat/toolCallConfirmed", `"ap-`+id+`"`, `"confirmed":"user-action"`))
+		w.await(as, name+": toolCallConfirmed by the user", isType(cch, "chat/toolCallConfirmed", `"ap-`+id+`"`, `"confirmed":"user-action"`))
 		// Once, not twice: the hub hears of it from its harness and from
 		// the store.
 		n := 0
@@ -285,7 +290,7 @@ func TestExpiredApprovalClearedOnEveryReplica(t *testing.T) {
 	decide(t, agent, "echo start")
 	wb, actsB := watchSession(t, b, sid)
 	got := escalate(t, agent)
-	ch := "ahp-session:/" + sid
+	ch, cch := "ahp-session:/"+sid, "ahp-chat:/"+sid
 	added := wb.await(actsB, "B: root ahp/approvalAdded", isType("ahp-root://", "ahp/approvalAdded"))
 	var x struct {
 		Approval struct {
@@ -306,7 +311,7 @@ func TestExpiredApprovalClearedOnEveryReplica(t *testing.T) {
 	wb.await(actsB, "B: session/inputNeededRemoved", isType(ch, "session/inputNeededRemoved", `"id":"ap-`+x.Approval.ID+`"`))
 	// The decision record (fallback block) then confirms the tool call, as
 	// on the replica that raised it.
-	wb.await(actsB, "B: toolCallConfirmed (blocked)", isType(ch, "chat/toolCallConfirmed", `"ap-`+x.Approval.ID+`"`, `"approved":false`))
+	wb.await(actsB, "B: toolCallConfirmed (blocked)", isType(cch, "chat/toolCallConfirmed", `"ap-`+x.Approval.ID+`"`, `"approved":false`))
 }
 
 // An approval whose replica stopped without a clean shutdown (no

@@ -15,14 +15,16 @@ import (
 
 // PolicyOptions returns the policy options a harness started with c (read
 // from configFile, "" for none) compiles its live policy with: its packs,
-// its parameters with the self-protection parameters added, its default
-// and mode. `ahp explain` uses it so that it judges as `ahp serve` does.
+// its parameters, this harness's own self-protection parameters, its
+// default and mode, and the settings its policy version covers
+// (PolicySettings). `ahp explain` uses it so that it judges as `ahp serve` does.
 func PolicyOptions(c config.Config, configFile string) policy.Options {
 	return policyOptions(slog.New(slog.NewTextHandler(io.Discard, nil)), c, configFile)
 }
 
 func policyOptions(log *slog.Logger, c config.Config, configFile string) policy.Options {
-	popts := policy.Options{Packs: c.Policy.Packs, Params: policyParams(log, c, configFile)}
+	popts := policy.Options{Packs: c.Policy.Packs, Params: c.Policy.Params,
+		Instance: instanceParams(log, c, configFile), Settings: PolicySettings(c)}
 	if c.Policy.Default == "block" {
 		popts.Default = protocol.DecisionBlock
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/store"
 	"github.com/ahp-go/ahp/store/postgres"
 	"github.com/ahp-go/ahp/store/sqlite"
@@ -80,6 +81,9 @@ func (s *Service) expireOrphaned(ctx context.Context, sh store.Shared) {
 	for _, a := range expired {
 		s.log.Warn("approval expired: the replica that raised it stopped", "approval_id", a.ID,
 			"replica", a.Replica, "session_id", a.SessionID, "rule_id", a.RuleID)
+		if s.notifier != nil {
+			s.notifier.NotifyApproval(harness.ApprovalNotice{Approval: a})
+		}
 	}
 }
 

@@ -57,33 +57,17 @@ func selfProtection(c config.Config, configFile string) policy.SelfProtection {
 	return sp
 }
 
-// policyParams returns the policy parameters of the configuration with the
-// self_protection parameters of this harness added. Lists an operator
-// gave for the same parameters are kept after the harness's own.
-func policyParams(log *slog.Logger, c config.Config, configFile string) map[string]any {
-	out := make(map[string]any, len(c.Policy.Params)+8)
-	for k, v := range c.Policy.Params {
-		out[k] = v
-	}
+// instanceParams returns this harness's own self_protection parameters
+// (its files, working directory, process, names and admin address), which
+// the policy sees but which are not part of its version (see
+// policy.Options.Instance); nil when the operator switched the pack off.
+// Lists an operator gave for the same parameters are kept after the
+// harness's own.
+func instanceParams(log *slog.Logger, c config.Config, configFile string) map[string]any {
 	on, set := c.Policy.Packs[SelfProtectionPack]
 	if set && !on {
 		log.Warn("the self_protection pack is off (policy.packs.self_protection: false): a supervised agent can read the admin token, rewrite the policy, stop the harness or remove its hooks; see docs/security.md")
-		return out
+		return nil
 	}
-	for k, v := range selfProtection(c, configFile).Params() {
-		mine, _ := v.([]string)
-		switch theirs := out[k].(type) {
-		case nil:
-			out[k] = v
-		case []any:
-			if mine != nil {
-				merged := make([]any, 0, len(mine)+len(theirs))
-				for _, s := range mine {
-					merged = append(merged, s)
-				}
-				out[k] = append(merged, theirs...)
-			}
-		}
-	}
-	return out
+	return selfProtection(c, configFile).Params()
 }

@@ -77,8 +77,8 @@ func TestSelfProtectionGuardsHookExecutables(t *testing.T) {
 	t.Setenv("HOME", home)
 	c := config.Default()
 	c.DataDir = filepath.Join(proj, "ahp-data")
-	params := policyParams(slog.New(slog.DiscardHandler), c, "")
-	set, err := policy.Compile(policy.Options{Params: params})
+	popts := policyOptions(slog.New(slog.DiscardHandler), c, "")
+	set, err := policy.Compile(policy.Options{Params: popts.Params, Instance: popts.Instance})
 	if err != nil {
 		t.Fatal(err)
 	}

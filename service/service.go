@@ -14,6 +14,7 @@ import (
 
 	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/harness"
+	"github.com/ahp-go/ahp/notify"
 	"github.com/ahp-go/ahp/observe"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/server"
@@ -49,6 +50,8 @@ type Service struct {
 	serves  []listener
 
 	adminMux *http.ServeMux
+
+	notifier *notify.Notifier // approval notifications to webhooks; nil without sinks
 
 	replicaID  string                 // this process in a shared store's replica registry
 	started    time.Time              // when New was called
@@ -218,7 +221,10 @@ func (s *Service) Close() error {
 // held until nothing of this harness is left in the data directory.
 func (s *Service) closeStore() error {
 	defer s.unlock()
-	s.stopTelemetry() // decisions have ended: flush their spans first
+	// Decisions have ended: deliver the last approval outcomes, flush
+	// the spans.
+	s.stopNotifier()
+	s.stopTelemetry()
 	if s.db == nil {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,6 +38,26 @@ type Options struct {
 	// human, so that the answer leaves before the tool's own timeout kills
 	// the hook (1 s when 0).
 	Margin time.Duration
+	// Home and User are the agent user's home directory and name. When
+	// set, pre_action payloads carry them as "home" and "user", so that
+	// the harness reads "~" and $HOME as the agent's shell does (the hook
+	// runs as the agent's user; AgentEnv reads them from its environment).
+	Home, User string
+}
+
+// AgentEnv returns the home directory and user name of the process, for
+// Options.Home and Options.User: $HOME (or the system's idea of it) and
+// $USER (or $LOGNAME); an empty string when unknown.
+func AgentEnv() (home, user string) {
+	home, _ = os.UserHomeDir()
+	if !filepath.IsAbs(home) {
+		home = ""
+	}
+	user = os.Getenv("USER")
+	if user == "" {
+		user = os.Getenv("LOGNAME")
+	}
+	return home, user
 }
 
 // askModes are the Claude Code permission modes in which "ask" shows the
@@ -58,6 +80,7 @@ func Handle(ctx context.Context, t Tool, raw []byte, h Harness, opts Options) Re
 		return failClosed(t, KindPreTool, preEventName(t), "ahp: cannot read the hook input, failing closed: "+err.Error())
 	}
 	kind := KindOf(t, in.HookEventName)
+	in.Home, in.User = opts.Home, opts.User
 	ev, err := Event(t, in, now())
 	if err != nil {
 		return failClosed(t, kind, in.HookEventName, "ahp: cannot build the event, failing closed: "+err.Error())

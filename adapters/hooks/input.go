@@ -38,6 +38,10 @@ type Input struct {
 	TurnID         string          `json:"turn_id,omitempty"` // Codex
 	Model          string          `json:"model,omitempty"`
 	Error          string          `json:"error,omitempty"` // PostToolUseFailure
+	// Home and User are not read from the tool: Handle sets them from
+	// Options, and Event puts them in pre_action payloads.
+	Home string `json:"-"`
+	User string `json:"-"`
 }
 
 // ErrInput is wrapped by the errors of ReadInput.
@@ -96,6 +100,12 @@ func Event(t Tool, in *Input, now time.Time) (*protocol.Event, error) {
 		}
 		if len(in.MCPContext) > 0 {
 			payload["mcp_context"] = in.MCPContext
+		}
+		if in.Home != "" {
+			payload["home"] = in.Home
+		}
+		if in.User != "" {
+			payload["user"] = in.User
 		}
 	case KindPostTool:
 		typ = protocol.EventPostAction

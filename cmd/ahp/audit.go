@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,13 +18,12 @@ import (
 
 	"github.com/ahp-go/ahp/internal/duration"
 	"github.com/ahp-go/ahp/store"
-	"github.com/ahp-go/ahp/store/sqlite"
 )
 
 func init() { register(newAuditCmd) }
 
 func newAuditCmd() *cobra.Command {
-	var dataDir string
+	var sf storeFlags
 	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Read the audit log: tail, query, export",
@@ -33,13 +31,18 @@ func newAuditCmd() *cobra.Command {
 the rule and policy version that made it, the principal, the transport and
 the latency. Notifications are recorded too, with an empty outcome.
 
-These commands read <data-dir>/ahp.db directly and read-only (except
-redact, which rewrites it); they work while the harness runs. The export
-format is described in docs/audit-format.md.`,
+These commands read the harness's store directly and read-only (except
+redact, which rewrites it); they work while the harness runs. The store is
+found as ahp serve finds it: --store (a postgres:// URL, or an SQLite file),
+else the store of --config, else <data-dir>/ahp.db. The export format is
+described in docs/audit-format.md.`,
+		Example: `  ahp audit query --since 1h
+  ahp audit export --store postgres://ahp@db.internal:5432/ahp --since 24h > audit.jsonl
+  ahp audit tail --config /etc/ahp/ahp.yaml`,
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory of the harness, holding ahp.db (or $AHP_DATA_DIR)")
-	cmd.AddCommand(newAuditTailCmd(&dataDir), newAuditQueryCmd(&dataDir), newAuditExportCmd(&dataDir),
-		newAuditRedactCmd(&dataDir), newAuditShadowReportCmd(&dataDir))
+	sf.register(cmd.PersistentFlags())
+	cmd.AddCommand(newAuditTailCmd(&sf), newAuditQueryCmd(&sf), newAuditExportCmd(&sf),
+		newAuditRedactCmd(&sf), newAuditShadowReportCmd(&sf))
 	return cmd
 }
 
@@ -93,21 +96,14 @@ func parseTimeFlag(name, v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%s %q: want an RFC 3339 time (2026-11-21T10:00:00Z) or a duration ago (15m, 24h, 7d)", name, v)
 }
 
-// withAuditLog opens <dataDir>/ahp.db read-only for the length of fn.
-func withAuditLog(ctx context.Context, dataDir string, opts sqlite.Options, fn func(store.AuditLog) error) error {
-	opts.ReadOnly = true
-	db, err := sqlite.Open(ctx, filepath.Join(dataDir, sqlite.FileName), opts)
-	if err != nil {
-		return fmt.Errorf("%w (is --data-dir the harness's data directory?)", err)
-	}
-	err = fn(db.Audit())
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return err
+// withAuditLog opens the audit log of the store sf names, read-only, for
+// the length of fn; tail is how often Tail looks for new records (0: the
+// store's default).
+func withAuditLog(ctx context.Context, sf *storeFlags, tail time.Duration, fn func(store.AuditLog) error) error {
+	return sf.withStore(ctx, storeOpen{tail: tail}, func(db store.Store, _ storeTarget) error { return fn(db.Audit()) })
 }
 
-func newAuditQueryCmd(dataDir *string) *cobra.Command {
+func newAuditQueryCmd(sf *storeFlags) *cobra.Command {
 	var (
 		ff     auditFilterFlags
 		limit  int
@@ -129,7 +125,7 @@ func newAuditQueryCmd(dataDir *string) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 			defer cancel()
 			var recs []store.AuditRecord
-			err = withAuditLog(ctx, *dataDir, sqlite.Options{}, func(a store.AuditLog) (err error) {
+			err = withAuditLog(ctx, sf, 0, func(a store.AuditLog) (err error) {
 				recs, err = a.Query(ctx, f)
 				return err
 			})
@@ -157,7 +153,7 @@ func newAuditQueryCmd(dataDir *string) *cobra.Command {
 	return cmd
 }
 
-func newAuditTailCmd(dataDir *string) *cobra.Command {
+func newAuditTailCmd(sf *storeFlags) *cobra.Command {
 	var (
 		ff       auditFilterFlags
 		last     int
@@ -190,7 +186,7 @@ func newAuditTailCmd(dataDir *string) *cobra.Command {
 				tw.row(&r)
 				return tw.flush()
 			}
-			err = withAuditLog(ctx, *dataDir, sqlite.Options{TailInterval: interval}, func(a store.AuditLog) error {
+			err = withAuditLog(ctx, sf, interval, func(a store.AuditLog) error {
 				start, err := tailStart(ctx, a, f, last, show)
 				if err != nil {
 					return err
@@ -239,7 +235,7 @@ func tailStart(ctx context.Context, a store.AuditLog, f store.AuditFilter, n int
 	return start, nil
 }
 
-func newAuditExportCmd(dataDir *string) *cobra.Command {
+func newAuditExportCmd(sf *storeFlags) *cobra.Command {
 	var (
 		ff     auditFilterFlags
 		format string
@@ -271,7 +267,7 @@ func newAuditExportCmd(dataDir *string) *cobra.Command {
 				w = file
 			}
 			var n int64
-			err = withAuditLog(cmd.Context(), *dataDir, sqlite.Options{}, func(a store.AuditLog) (err error) {
+			err = withAuditLog(cmd.Context(), sf, 0, func(a store.AuditLog) (err error) {
 				n, err = a.Export(cmd.Context(), w, f)
 				return err
 			})

@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/descriptor"
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/redact"
@@ -15,8 +12,7 @@ import (
 	"github.com/ahp-go/ahp/store/sqlite"
 )
 
-func newAuditRedactCmd(dataDir *string) *cobra.Command {
-	var configFile string
+func newAuditRedactCmd(sf *storeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "redact",
 		Short: "Rewrite stored records with the current redaction rules and compact the database",
@@ -31,19 +27,16 @@ copy of a removed secret is left in free pages.
 Use it on databases written before redaction existed, or after adding
 field paths or detectors. It may run while the harness runs (compaction
 then waits for the harness's writes); it needs free disk space about the
-size of the database.`,
+size of the database. It rewrites SQLite stores only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := config.Default()
-			cfg.DataDir = *dataDir
-			if configFile != "" {
-				var err error
-				if cfg, err = config.Load(configFile); err != nil {
-					return err
-				}
-				if cmd.Flags().Changed("data-dir") {
-					cfg.DataDir = *dataDir
-				}
+			cfg, err := sf.loadConfig()
+			if err != nil {
+				return err
+			}
+			t := target(cfg)
+			if t.url != "" {
+				return fmt.Errorf("audit redact rewrites SQLite stores only; %s is a PostgreSQL database", t)
 			}
 			var sup *harness.DescriptorSupervisor
 			if cfg.Descriptor != "" {
@@ -57,7 +50,7 @@ size of the database.`,
 			if err != nil {
 				return err
 			}
-			db, err := sqlite.Open(cmd.Context(), filepath.Join(cfg.DataDir, sqlite.FileName), sqlite.Options{})
+			db, err := sqlite.Open(cmd.Context(), t.path, sqlite.Options{})
 			if err != nil {
 				return fmt.Errorf("%w (is --data-dir the harness's data directory?)", err)
 			}
@@ -73,7 +66,6 @@ size of the database.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&configFile, "config", os.Getenv("AHP_CONFIG"), "configuration file of the harness: its redaction rules, descriptor and data_dir (or $AHP_CONFIG)")
 	return cmd
 }
 

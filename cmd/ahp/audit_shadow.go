@@ -13,10 +13,9 @@ import (
 
 	"github.com/ahp-go/ahp/harness"
 	"github.com/ahp-go/ahp/store"
-	"github.com/ahp-go/ahp/store/sqlite"
 )
 
-func newAuditShadowReportCmd(dataDir *string) *cobra.Command {
+func newAuditShadowReportCmd(sf *storeFlags) *cobra.Command {
 	var (
 		ff       auditFilterFlags
 		examples int
@@ -44,7 +43,7 @@ policy (ahp serve --shadow-policy) write these verdicts; see docs/shadow.md.`,
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Minute)
 			defer cancel()
 			var rep *harness.ShadowReport
-			err = withAuditLog(ctx, *dataDir, sqlite.Options{}, func(a store.AuditLog) (err error) {
+			err = withAuditLog(ctx, sf, 0, func(a store.AuditLog) (err error) {
 				rep, err = harness.BuildShadowReport(ctx, a, f, harness.ShadowReportOptions{Examples: examples})
 				return err
 			})

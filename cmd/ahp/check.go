@@ -48,8 +48,8 @@ setting, and its redaction section (field paths and detector patterns).`,
 				if err != nil {
 					return exitWith(1, err.Error())
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "OK: configuration %s (redaction: %d field paths, %d patterns)\n",
-					configFile, len(c.Redaction.Fields), len(c.Redaction.Patterns))
+				fmt.Fprintf(cmd.OutOrStdout(), "OK: configuration %s (redaction: %d field paths, %d patterns; notifications: %d sinks)\n",
+					configFile, len(c.Redaction.Fields), len(c.Redaction.Patterns), len(c.Notifications.Sinks))
 				if len(args) == 0 {
 					return nil
 				}

@@ -265,7 +265,7 @@ redaction:
 	// session's timeline with events inline, the approvals).
 	late := observe("ahp-root://", "ahp-session:/redact-s")
 	defer late.CloseNow()
-	waitFor(t, func() bool { return strings.Count(observed.String(), "ahpTimeline") >= 2 })
+	waitFor(t, func() bool { return strings.Count(observed.String(), `"timeline":`) >= 2 })
 	if !strings.Contains(observed.String(), "[REDACTED:github_token:") {
 		t.Errorf("the observers never saw a redacted token; got:\n%.2000s", observed.String())
 	}
@@ -467,7 +467,7 @@ func TestRedactionEndToEndNamedSecrets(t *testing.T) {
 	if err := ws.Write(ctx, websocket.MessageText, init); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return strings.Contains(observed.String(), "ahpTimeline") })
+	waitFor(t, func() bool { return strings.Contains(observed.String(), `"timeline":`) })
 	_ = c.Close()
 	stop()
 

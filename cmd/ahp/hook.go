@@ -83,7 +83,8 @@ func runHook(cmd *cobra.Command, o *hookOptions, toolName string) error {
 	defer cancel()
 	h := &hooks.DialHarness{Addr: o.connect, Dial: o.dial, Timeout: o.timeout, Version: buildVersion()}
 	defer h.Close()
-	res := hooks.Handle(ctx, tool, raw, h, hooks.Options{})
+	home, user := hooks.AgentEnv()
+	res := hooks.Handle(ctx, tool, raw, h, hooks.Options{Home: home, User: user})
 	if tool == hooks.ClaudeCode {
 		exportSession(raw, stderr)
 	}

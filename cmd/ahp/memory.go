@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -12,13 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahp-go/ahp/store"
-	"github.com/ahp-go/ahp/store/sqlite"
 )
 
 func init() { register(newMemoryCmd) }
 
 func newMemoryCmd() *cobra.Command {
-	var dataDir string
+	var sf storeFlags
 	cmd := &cobra.Command{
 		Use:   "memory",
 		Short: "Manage the facts the harness recalls (memory_recall)",
@@ -30,28 +28,22 @@ intent prompts; see docs/cognitive.md). A memory_recall finds facts by
 full-text search of their content, weighed by recency. "list" shows where
 each fact came from: its origin (human, policy, agent), kind and source.
 
-These commands open <data-dir>/ahp.db directly; they work while the harness
-runs.`,
+These commands open the harness's store directly (list reads only); they
+work while the harness runs. The store is found as ahp serve finds it:
+--store (a postgres:// URL, or an SQLite file), else the store of --config,
+else <data-dir>/ahp.db.`,
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory of the harness, holding ahp.db (or $AHP_DATA_DIR)")
-	cmd.AddCommand(newMemoryAddCmd(&dataDir), newMemoryListCmd(&dataDir), newMemoryDeleteCmd(&dataDir))
+	sf.register(cmd.PersistentFlags())
+	cmd.AddCommand(newMemoryAddCmd(&sf), newMemoryListCmd(&sf), newMemoryDeleteCmd(&sf))
 	return cmd
 }
 
-// withMemory opens <dataDir>/ahp.db for the length of fn.
-func withMemory(ctx context.Context, dataDir string, readOnly bool, fn func(store.Memory) error) error {
-	db, err := sqlite.Open(ctx, filepath.Join(dataDir, sqlite.FileName), sqlite.Options{ReadOnly: readOnly})
-	if err != nil {
-		return fmt.Errorf("%w (is --data-dir the harness's data directory?)", err)
-	}
-	err = fn(db.Memory())
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return err
+// withMemory opens the facts of the store sf names for the length of fn.
+func withMemory(ctx context.Context, sf *storeFlags, readOnly bool, fn func(store.Memory) error) error {
+	return sf.withStore(ctx, storeOpen{write: !readOnly}, func(db store.Store, _ storeTarget) error { return fn(db.Memory()) })
 }
 
-func newMemoryAddCmd(dataDir *string) *cobra.Command {
+func newMemoryAddCmd(sf *storeFlags) *cobra.Command {
 	var f store.Fact
 	var confidence float64
 	cmd := &cobra.Command{
@@ -65,7 +57,7 @@ func newMemoryAddCmd(dataDir *string) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			if err := withMemory(ctx, *dataDir, false, func(m store.Memory) error { return m.Add(ctx, &f) }); err != nil {
+			if err := withMemory(ctx, sf, false, func(m store.Memory) error { return m.Add(ctx, &f) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "added fact %d (%s)\n", f.ID, scope(f.SessionID))
@@ -79,7 +71,7 @@ func newMemoryAddCmd(dataDir *string) *cobra.Command {
 	return cmd
 }
 
-func newMemoryListCmd(dataDir *string) *cobra.Command {
+func newMemoryListCmd(sf *storeFlags) *cobra.Command {
 	var (
 		q      store.FactQuery
 		asJSON bool
@@ -96,7 +88,7 @@ func newMemoryListCmd(dataDir *string) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			var facts []store.Fact
-			err := withMemory(ctx, *dataDir, true, func(m store.Memory) (err error) {
+			err := withMemory(ctx, sf, true, func(m store.Memory) (err error) {
 				facts, err = m.Search(ctx, q)
 				return err
 			})
@@ -138,7 +130,7 @@ func newMemoryListCmd(dataDir *string) *cobra.Command {
 	return cmd
 }
 
-func newMemoryDeleteCmd(dataDir *string) *cobra.Command {
+func newMemoryDeleteCmd(sf *storeFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete one fact",
@@ -150,7 +142,7 @@ func newMemoryDeleteCmd(dataDir *string) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			if err := withMemory(ctx, *dataDir, false, func(m store.Memory) error { return m.Delete(ctx, id) }); err != nil {
+			if err := withMemory(ctx, sf, false, func(m store.Memory) error { return m.Delete(ctx, id) }); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "deleted fact %d\n", id)

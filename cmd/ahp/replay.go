@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/replay"
-	"github.com/ahp-go/ahp/store/sqlite"
+	"github.com/ahp-go/ahp/service"
 )
 
 func init() { register(newReplayCmd) }
@@ -24,9 +23,7 @@ func init() { register(newReplayCmd) }
 type replayFlags struct {
 	pf             policyFlags
 	policies       []string
-	configFile     string
-	dataDir        string
-	storePath      string
+	sf             storeFlags
 	input          string
 	session        string
 	since, until   string
@@ -43,10 +40,12 @@ type replayFlags struct {
 func newReplayCmd() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
-		Use:   "replay --policy FILE [--data-dir DIR | --store FILE | --input FILE.jsonl]",
+		Use:   "replay --policy FILE [--data-dir DIR | --store FILE|URL | --input FILE.jsonl]",
 		Short: "Re-decide recorded events under a new policy and show what would change",
-		Long: `replay reads the audit records of a harness (its store, read-only, or a file
-written by "ahp audit export"), re-evaluates every recorded blocking event
+		Long: `replay reads the audit records of a harness (its store, read-only, found as
+ahp serve finds it: --store, a postgres:// URL or an SQLite file, else the
+store of --config, else <data-dir>/ahp.db; or a file written by "ahp audit
+export"), re-evaluates every recorded blocking event
 with the new policy, and prints each event whose decision would change, old
 against new decision and rule, then a summary by rule. No tool runs and no
 agent is contacted. The same input and policy give byte-identical output.
@@ -87,9 +86,8 @@ Exit status:
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.policies, "policy", nil, "new policy file or directory (repeatable); default: the --config policy files")
 	f.pf.register(cmd)
-	fl.StringVar(&f.configFile, "config", "", "ahp serve configuration to take packs, params, default, approval fallback and data dir from")
-	fl.StringVar(&f.dataDir, "data-dir", "", "data directory of the harness whose store to read (default: the configuration's, or "+config.DefaultDataDir()+")")
-	fl.StringVar(&f.storePath, "store", "", "SQLite database file to read (instead of --data-dir)")
+	f.sf.register(fl)
+	fl.Lookup("config").Usage = "ahp serve configuration to take packs, params, default, approval fallback, store and data dir from (or $AHP_CONFIG)"
 	fl.StringVar(&f.input, "input", "", `audit export file (JSON Lines) to read instead of the store; "-" for standard input`)
 	fl.StringVar(&f.session, "session", "", "replay only this session")
 	fl.StringVar(&f.since, "since", "", "compare only records at or after this RFC 3339 time, or this long before the last record (24h, 7d)")
@@ -109,12 +107,9 @@ func runReplay(cmd *cobra.Command, f *replayFlags) error {
 	ctx := cmd.Context()
 	usage := func(format string, a ...any) error { return exitWith(2, fmt.Sprintf(format, a...)) }
 
-	cfg := config.Default()
-	if f.configFile != "" {
-		var err error
-		if cfg, err = config.Load(f.configFile); err != nil {
-			return usage("%v", err)
-		}
+	cfg, err := f.sf.loadConfig()
+	if err != nil {
+		return usage("%v", err)
 	}
 	popts, err := f.policyOptions(cmd, cfg)
 	if err != nil {
@@ -122,7 +117,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags) error {
 	}
 	paths := f.policies
 	if len(paths) == 0 {
-		if f.configFile == "" || len(cfg.Policy.Files) == 0 {
+		if f.sf.config == "" || len(cfg.Policy.Files) == 0 {
 			return usage("--policy is required (or --config with policy files)")
 		}
 		paths = cfg.Policy.Files
@@ -170,7 +165,7 @@ func runReplay(cmd *cobra.Command, f *replayFlags) error {
 		}
 	}
 
-	src, closeSrc, err := f.source(cmd, cfg)
+	src, closeSrc, err := f.source(cmd)
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -203,7 +198,10 @@ func runReplay(cmd *cobra.Command, f *replayFlags) error {
 // policyOptions builds the policy options: the configuration's (or the
 // zero value's, as ahp serve without a configuration), then the flags given.
 func (f *replayFlags) policyOptions(cmd *cobra.Command, cfg config.Config) (policy.Options, error) {
-	opts := policy.Options{Packs: cfg.Policy.Packs, Params: cfg.Policy.Params}
+	// The settings outside the policy that its version covers, as ahp
+	// serve computes them: the new version is comparable with the
+	// recorded ones.
+	opts := policy.Options{Packs: cfg.Policy.Packs, Params: cfg.Policy.Params, Settings: service.PolicySettings(cfg)}
 	if cfg.Policy.Default == "block" {
 		opts.Default = protocol.DecisionBlock
 	}
@@ -266,10 +264,10 @@ func readPolicyArgs(args []string) ([]policy.Source, error) {
 
 // source opens the input: an export file, standard input, or the store
 // (read-only).
-func (f *replayFlags) source(cmd *cobra.Command, cfg config.Config) (replay.Source, func(), error) {
+func (f *replayFlags) source(cmd *cobra.Command) (replay.Source, func(), error) {
 	nop := func() {}
 	if f.input != "" {
-		if f.storePath != "" || f.dataDir != "" {
+		if f.sf.store != "" || f.sf.dataDir != "" {
 			return nil, nop, errors.New("--input cannot be combined with --store or --data-dir")
 		}
 		if f.input == "-" {
@@ -280,25 +278,14 @@ func (f *replayFlags) source(cmd *cobra.Command, cfg config.Config) (replay.Sour
 		}
 		return replay.NewFileSource(f.input), nop, nil
 	}
-	if f.storePath != "" && f.dataDir != "" {
+	if f.sf.store != "" && f.sf.dataDir != "" {
 		return nil, nop, errors.New("--store and --data-dir exclude each other")
 	}
-	path := f.storePath
-	if path == "" {
-		dir := f.dataDir
-		if dir == "" {
-			dir = cfg.DataDir
-		}
-		path = filepath.Join(dir, sqlite.FileName)
-	}
-	if _, err := os.Stat(path); err != nil {
+	db, t, err := f.sf.open(cmd.Context(), storeOpen{})
+	if err != nil {
 		return nil, nop, fmt.Errorf("store: %w", err)
 	}
-	db, err := sqlite.Open(cmd.Context(), path, sqlite.Options{ReadOnly: true})
-	if err != nil {
-		return nil, nop, err
-	}
-	return replay.NewStoreSource(db.Audit(), path), func() { _ = db.Close() }, nil
+	return replay.NewStoreSource(db.Audit(), t.String()), func() { _ = db.Close() }, nil
 }
 
 // parsePrincipalRoles reads ID=ROLE1,ROLE2 flags.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -15,13 +14,12 @@ import (
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/runs"
 	"github.com/ahp-go/ahp/store"
-	"github.com/ahp-go/ahp/store/sqlite"
 )
 
 func init() { register(newRunsCmd) }
 
 func newRunsCmd() *cobra.Command {
-	var dataDir string
+	var sf storeFlags
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "Show the runs a harness has recorded",
@@ -33,15 +31,17 @@ or conflicting snapshots, a lost agent connection). A run whose agent's
 connection ended while it was open shows "(connection closed)" or
 "(connection lost)" after its status until the agent reports again.
 
-These commands read <data-dir>/ahp.db directly, read-only; they work while
-the harness runs. The rules are in docs/runs.md.`,
+These commands read the harness's store directly, read-only; they work
+while the harness runs. The store is found as ahp serve finds it: --store
+(a postgres:// URL, or an SQLite file), else the store of --config, else
+<data-dir>/ahp.db. The rules are in docs/runs.md.`,
 	}
-	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory of the harness, holding ahp.db (or $AHP_DATA_DIR)")
-	cmd.AddCommand(newRunsListCmd(&dataDir), newRunsShowCmd(&dataDir))
+	sf.register(cmd.PersistentFlags())
+	cmd.AddCommand(newRunsListCmd(&sf), newRunsShowCmd(&sf))
 	return cmd
 }
 
-func newRunsListCmd(dataDir *string) *cobra.Command {
+func newRunsListCmd(sf *storeFlags) *cobra.Command {
 	var (
 		f      store.RunFilter
 		asJSON bool
@@ -60,7 +60,7 @@ func newRunsListCmd(dataDir *string) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			var recs []*runs.Record
-			err := withRunStore(ctx, *dataDir, func(st store.Runs) (err error) {
+			err := withRunStore(ctx, sf, func(st store.Runs, _ storeTarget) (err error) {
 				recs, err = runs.List(ctx, st, f)
 				return err
 			})
@@ -93,7 +93,7 @@ func newRunsListCmd(dataDir *string) *cobra.Command {
 	return cmd
 }
 
-func newRunsShowCmd(dataDir *string) *cobra.Command {
+func newRunsShowCmd(sf *storeFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show RUN_ID",
@@ -103,12 +103,14 @@ func newRunsShowCmd(dataDir *string) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			var rec *runs.Record
-			err := withRunStore(ctx, *dataDir, func(st store.Runs) (err error) {
+			var where storeTarget
+			err := withRunStore(ctx, sf, func(st store.Runs, t storeTarget) (err error) {
+				where = t
 				rec, err = runs.Load(ctx, st, args[0])
 				return err
 			})
 			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("no run %q in %s", args[0], filepath.Join(*dataDir, sqlite.FileName))
+				return fmt.Errorf("no run %q in %s", args[0], where)
 			}
 			if err != nil {
 				return err
@@ -126,15 +128,8 @@ func newRunsShowCmd(dataDir *string) *cobra.Command {
 	return cmd
 }
 
-// withRunStore opens <dataDir>/ahp.db read-only for the length of fn.
-func withRunStore(ctx context.Context, dataDir string, fn func(store.Runs) error) error {
-	db, err := sqlite.Open(ctx, filepath.Join(dataDir, sqlite.FileName), sqlite.Options{ReadOnly: true})
-	if err != nil {
-		return fmt.Errorf("%w (is --data-dir the harness's data directory?)", err)
-	}
-	err = fn(db.Runs())
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return err
+// withRunStore opens the run records of the store sf names, read-only,
+// for the length of fn.
+func withRunStore(ctx context.Context, sf *storeFlags, fn func(store.Runs, storeTarget) error) error {
+	return sf.withStore(ctx, storeOpen{}, func(db store.Store, t storeTarget) error { return fn(db.Runs(), t) })
 }

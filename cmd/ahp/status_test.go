@@ -26,8 +26,9 @@ const (
 	statusPolicyB = "rules:\n  - id: no-wget\n    priority: 100\n    target: {event_types: [pre_action]}\n    condition: 'event.command.startsWith(\"wget\")'\n    outcome: {decision: block, reason: \"no wget\"}\n"
 )
 
-// statusPolicyFile writes a policy file. Its path is part of the policy
-// hash, so replicas meant to agree load the same file.
+// statusPolicyFile writes a policy file in a directory of its own. Its
+// path is not part of the policy hash: two files with one text are one
+// policy.
 func statusPolicyFile(t *testing.T, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "policy.yaml")
@@ -48,11 +49,9 @@ func statusReplicaServe(t *testing.T, pol, store string) (admin, dataDir string)
 	c.Admin = "http://127.0.0.1:0"
 	c.Store = store
 	c.Policy.Files = []string{pol}
-	// The self-protection pack's parameters name this replica's own data
-	// directory and socket, which differ between test replicas (on real
-	// replicas they are the same paths): without it, the same file gives
-	// the same policy hash.
-	c.Policy.Packs = map[string]bool{service.SelfProtectionPack: false}
+	// The default packs, self_protection included: its parameters name
+	// this replica's own data directory and socket, which are not part of
+	// the policy hash.
 	var mu sync.Mutex
 	ready := make(chan struct{})
 	n := 0
@@ -103,7 +102,8 @@ func statusExit(err error) int {
 func TestStatusFlagsReplicaWithAnotherPolicy(t *testing.T) {
 	polA, polB := statusPolicyFile(t, statusPolicyA), statusPolicyFile(t, statusPolicyB)
 	a, dirA := statusReplicaServe(t, polA, "")
-	b, _ := statusReplicaServe(t, polA, "")
+	// The same policy from another file, on another data directory.
+	b, _ := statusReplicaServe(t, statusPolicyFile(t, statusPolicyA), "")
 	c, _ := statusReplicaServe(t, polB, "")
 
 	out, err := runAhp(t, "status", "--connect", a+","+b, "--data-dir", dirA)
@@ -140,9 +140,10 @@ func TestStatusFlagsReplicaWithAnotherPolicy(t *testing.T) {
 // (from the shared registry).
 func TestStatusListsSharedReplicas(t *testing.T) {
 	url := statusTestDatabase(t)
-	pol := statusPolicyFile(t, statusPolicyA)
-	a, _ := statusReplicaServe(t, pol, url)
-	b, _ := statusReplicaServe(t, pol, url)
+	// One policy in two copies, two data directories, self-protection on:
+	// one policy version, not DIFFERENT (exit 0).
+	a, _ := statusReplicaServe(t, statusPolicyFile(t, statusPolicyA), url)
+	b, _ := statusReplicaServe(t, statusPolicyFile(t, statusPolicyA), url)
 	for _, addr := range []string{a, b} {
 		// Each replica registers itself when it starts: allow a moment.
 		deadline := time.Now().Add(10 * time.Second)

@@ -39,6 +39,7 @@ var Subcommands = map[string]bool{
 	"descriptor":  false,
 	"conformance": false,
 	"mcp-proxy":   false,
+	"health":      false, // GET /healthz or /readyz of the admin API, no token
 	"help":        false,
 	"completion":  false,
 }

@@ -38,17 +38,18 @@ function connect() {
         const subs = [ROOT];
         const r = await send('initialize', { channel: ROOT, protocolVersions: ['1.0.0'], clientId: state.clientId,
           clientInfo: { name: 'ahp-dashboard' }, initialSubscriptions: subs });
-        loggedIn(r.serverInfo.ahpPrincipal, r.serverInfo.ahpCanApprove);
+        loggedIn(r._meta.ahp.principal, r._meta.ahp.canApprove);
         for (const s of r.snapshots) applySnapshot(s);
       } else {
-        const subs = [...state.lastSeen].map(([channel, seq]) => ({ channel, lastSeenServerSeq: seq }));
-        const r = await send('reconnect', { channel: ROOT, clientId: state.clientId, subscriptions: subs });
-        loggedIn(r.serverInfo.ahpPrincipal, r.serverInfo.ahpCanApprove);
-        for (const res of r.results) {
-          if (res.kind === 'replay') res.actions.forEach(applyAction);
-          else if (res.kind === 'snapshot') applySnapshot(res.snapshot);
-          else state.lastSeen.delete(res.channel);
-        }
+        // serverSeq is one sequence over every channel: the last one seen
+        // on any channel is where the stream stopped.
+        const lastSeenServerSeq = Math.max(...state.lastSeen.values());
+        const r = await send('reconnect', { channel: ROOT, clientId: state.clientId, lastSeenServerSeq, subscriptions: [...state.lastSeen.keys()] });
+        loggedIn(r._meta.ahp.principal, r._meta.ahp.canApprove);
+        if (r.type === 'replay') {
+          r.actions.forEach(applyAction);
+          for (const ch of r.missing || []) state.lastSeen.delete(ch);
+        } else r.snapshots.forEach(applySnapshot);
       }
       state.retry = 0;
       $('#conn').textContent = 'live'; $('#conn').classList.add('live');
@@ -84,11 +85,13 @@ function applySnapshot(s) {
   state.lastSeen.set(s.resource, s.fromSeq);
   if (s.resource === ROOT) {
     const st = s.state;
-    state.sessions = new Map(st.ahpSessions.map((x) => [x.resource, x]));
-    state.approvals = new Map(st.ahpApprovals.map((a) => [a.id, a]));
-    state.policy = st.ahpPolicy; state.stats = st.ahpStats;
+    const m = st._meta.ahp;
+    state.sessions = new Map(m.sessions.map((x) => [x.resource, x]));
+    state.approvals = new Map(m.approvals.map((a) => [a.id, a]));
+    state.policy = m.policy; state.stats = m.stats;
   } else if (state.current === s.resource) {
-    state.session = { summary: s.state.summary, timeline: s.state.ahpTimeline, runs: new Map(s.state.ahpRuns.map((r) => [r.runId, r])),
+    const m = s.state._meta.ahp;
+    state.session = { summary: s.state, timeline: m.timeline, runs: new Map(m.runs.map((r) => [r.runId, r])),
       inputNeeded: s.state.inputNeeded };
   }
 }
@@ -107,7 +110,7 @@ function applyAction(env) {
   }
   if (env.channel !== state.current || !state.session) return;
   const s = state.session;
-  const entry = a.type === 'ahp/recorded' ? a.entry : a._meta && a._meta.ahp;
+  const entry = a.type === 'ahp/recorded' ? a.entry : null;
   if (entry) { s.timeline.push(entry); if (s.timeline.length > 500) s.timeline.shift(); }
   if (a.type === 'session/inputNeededSet') s.inputNeeded = [...s.inputNeeded.filter((r) => r.id !== a.request.id), a.request];
   if (a.type === 'session/inputNeededRemoved') s.inputNeeded = s.inputNeeded.filter((r) => r.id !== a.id);
@@ -158,12 +161,14 @@ function render() {
 }
 
 function renderSessions() {
-  const rows = [...state.sessions.values()].sort((a, b) => (b.ahpLastActivity || '').localeCompare(a.ahpLastActivity || ''));
+  const ahp = (s) => (s._meta && s._meta.ahp) || {};
+  const rows = [...state.sessions.values()].sort((a, b) => (ahp(b).lastActivity || '').localeCompare(ahp(a).lastActivity || ''));
   $('#sessions tbody').replaceChildren(...rows.map((s) => {
-    const counts = Object.entries(s.ahpCounts || {}).map(([k, v]) => `${k} ${v}`).join(', ');
+    const m = ahp(s);
+    const counts = Object.entries(m.counts || {}).map(([k, v]) => `${k} ${v}`).join(', ');
     return el('tr', { 'data-session': s.title, class: s.resource === state.current ? 'selected' : '', onclick: () => openSession(s.resource) },
-      el('td', {}, s.title), el('td', {}, s.ahpAgentId || ''), el('td', {}, s.ahpFramework || ''), el('td', {}, s.status),
-      el('td', {}, counts), el('td', {}, String(s.ahpPendingApprovals || 0)), el('td', {}, fmtTime(s.ahpLastActivity)));
+      el('td', {}, s.title), el('td', {}, m.agentId || ''), el('td', {}, m.framework || ''), el('td', {}, m.state || ''),
+      el('td', {}, counts), el('td', {}, String(m.pendingApprovals || 0)), el('td', {}, fmtTime(m.lastActivity)));
   }));
   const view = $('#session-view');
   view.hidden = !state.session;
@@ -223,7 +228,7 @@ function renderApprovals() {
     reason.dataset.for = a.id; reason.value = keep.get(a.id) || '';
     const status = el('span', { class: 'error' });
     const answer = async (approve) => {
-      try { await send('approvals/answer', { channel: ROOT, approvalId: a.id, approve, reason: reason.value }); }
+      try { await send('ahp/answerApproval', { channel: ROOT, approvalId: a.id, approve, reason: reason.value }); }
       catch (e) { status.textContent = e.message; }
     };
     const buttons = state.canApprove

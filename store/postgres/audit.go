@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -47,6 +48,9 @@ func (a *auditLog) prepare(r *store.AuditRecord) error {
 	}
 	if err := (*DB)(a).checkOpen(); err != nil {
 		return err
+	}
+	if a.opts.ReadOnly {
+		return fmt.Errorf("audit append: %w", store.ErrReadOnly)
 	}
 	if r.Time.IsZero() {
 		r.Time = time.Now()
@@ -206,6 +210,9 @@ const retainChunk = 5000
 // commits are not held up behind a large deletion.
 func (a *auditLog) Retain(ctx context.Context, maxAge time.Duration, maxRows int64) (int64, error) {
 	db := (*DB)(a)
+	if db.opts.ReadOnly {
+		return 0, fmt.Errorf("audit retain: %w", store.ErrReadOnly)
+	}
 	var total int64
 	if maxAge > 0 {
 		cutoff := time.Now().Add(-maxAge).UnixNano()

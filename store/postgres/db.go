@@ -36,6 +36,13 @@ type Options struct {
 	TailInterval time.Duration
 	// Logger receives the store's log lines (discarded when nil).
 	Logger *slog.Logger
+	// ReadOnly opens a database ahp serve has already set up, for reading
+	// only (the CLI's audit, runs and replay): no migration runs, every
+	// write fails with store.ErrReadOnly, and the connections' transactions
+	// are read-only (default_transaction_read_only), so the database
+	// refuses a write too. A schema older or newer than this binary's is
+	// refused.
+	ReadOnly bool
 }
 
 func (o Options) withDefaults() Options {
@@ -94,6 +101,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		}
 		cfg.ConnConfig.RuntimeParams["search_path"] = o.Schema
 	}
+	if o.ReadOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	db := &DB{opts: o, cfg: cfg}
 	if db.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", redactErr(err))
@@ -102,9 +112,14 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("open postgres store: connect to %s: %w", db.Where(), redactErr(err))
 	}
-	if err := migrateDB(ctx, db.pool, o.Schema); err != nil {
+	if o.ReadOnly {
+		err = checkSchema(ctx, db.pool)
+	} else if err = migrateDB(ctx, db.pool, o.Schema); err != nil {
+		err = fmt.Errorf("migrate: %w", err)
+	}
+	if err != nil {
 		db.pool.Close()
-		return nil, fmt.Errorf("open postgres store: migrate: %w", err)
+		return nil, fmt.Errorf("open postgres store %s: %w", db.Where(), err)
 	}
 	db.wr = startWriter(db)
 	return db, nil
@@ -206,6 +221,9 @@ func (db *DB) readErr(op string, err error) error {
 func (db *DB) write(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
 	if err := db.checkOpen(); err != nil {
 		return err
+	}
+	if db.opts.ReadOnly {
+		return fmt.Errorf("%s: %w", op, store.ErrReadOnly)
 	}
 	err := pgx.BeginFunc(ctx, db.pool, fn)
 	if err != nil {

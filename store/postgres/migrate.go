@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ahp-go/ahp/store/internal/migrate"
@@ -106,3 +108,20 @@ func (t migrateTx) Exec(ctx context.Context, q string, args ...any) error {
 
 func (t migrateTx) Commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
 func (t migrateTx) Rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
+
+// checkSchema reports whether the database holds this binary's schema
+// version, for a read-only open (which migrates nothing).
+func checkSchema(ctx context.Context, pool *pgxpool.Pool) error {
+	var v int
+	err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_version`).Scan(&v)
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "42P01": // undefined_table
+		return errors.New("no ahp store in this database (ahp serve creates it when it first starts on it)")
+	case err != nil:
+		return fmt.Errorf("read schema version: %w", redactErr(err))
+	case v != SchemaVersion:
+		return fmt.Errorf("database schema version %d, this binary reads version %d (start this version of ahp serve on it once to migrate)", v, SchemaVersion)
+	}
+	return nil
+}

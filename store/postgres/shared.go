@@ -26,6 +26,9 @@ func (db *DB) LockSession(ctx context.Context, sessionID string) (store.SessionL
 	if len(sessionID) > store.MaxAuditFieldBytes {
 		return nil, fmt.Errorf("%w: session id longer than %d bytes", store.ErrInvalid, store.MaxAuditFieldBytes)
 	}
+	if db.opts.ReadOnly {
+		return nil, fmt.Errorf("lock session: %w", store.ErrReadOnly)
+	}
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock session: %w", err)

@@ -57,7 +57,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	h := &hooks.DialHarness{Addr: *connect, Timeout: *timeout, Version: "ahp-hook",
 		Dial: transport.DialOptions{APIKey: os.Getenv("AHP_API_KEY"), BearerToken: os.Getenv("AHP_BEARER_TOKEN")}}
 	defer h.Close()
-	res := hooks.Handle(ctx, tool, raw, h, hooks.Options{})
+	home, user := hooks.AgentEnv()
+	res := hooks.Handle(ctx, tool, raw, h, hooks.Options{Home: home, User: user})
 	if tool == hooks.ClaudeCode {
 		if err := hooks.ExportSession(raw, os.Getenv("CLAUDE_ENV_FILE")); err != nil {
 			fmt.Fprintln(stderr, "ahp: session id not exported:", err)
