@@ -92,7 +92,7 @@ func (a *api) with(role string, next func(http.ResponseWriter, *http.Request, *t
 		}
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ahp-admin"`)
-			writeError(w, http.StatusUnauthorized, "authentication required: present an approver or admin token (Authorization: Bearer)")
+			writeError(w, http.StatusUnauthorized, "authentication required: present an approver's or admin's credential: a bearer token (Authorization: Bearer) or an API key (X-API-Key)")
 			return
 		}
 		if !p.Has(role) {

@@ -11,11 +11,13 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ahp-go/ahp/internal/duration"
 	"github.com/ahp-go/ahp/redact"
 )
 
@@ -275,16 +277,9 @@ func Parse(data []byte, c *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return cleanYAMLError(err)
+		return cleanYAMLError(data, err)
 	}
 	return c.Validate()
-}
-
-func cleanYAMLError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
-	msg = strings.ReplaceAll(msg, " in type config.", " in section ")
-	return errors.New(msg)
 }
 
 // Validate checks values that have a fixed set of choices or bounds.
@@ -296,6 +291,11 @@ func (c *Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		bad("data_dir: must not be empty")
+	}
+	for _, l := range c.Listen {
+		if err := CheckListen(l); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
@@ -411,8 +411,15 @@ type Duration time.Duration
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// MarshalYAML writes d as a duration string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+// MarshalYAML writes d as a duration string: whole days as "90d", others
+// as Go writes them ("5m0s").
+func (d Duration) MarshalYAML() (any, error) {
+	const day = 24 * time.Hour
+	if v := time.Duration(d); v > 0 && v%day == 0 {
+		return strconv.FormatInt(int64(v/day), 10) + "d", nil
+	}
+	return time.Duration(d).String(), nil
+}
 
 // UnmarshalYAML reads a duration string (or 0).
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
@@ -420,9 +427,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		*d = 0
 		return nil
 	}
-	v, err := time.ParseDuration(n.Value)
+	v, err := duration.Parse(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration (examples: 90s, 5m, 720h)", n.Line, n.Value)
+		return fmt.Errorf("line %d: %q is not a duration (examples: 90s, 5m, 720h, 90d)", n.Line, n.Value)
 	}
 	*d = Duration(v)
 	return nil

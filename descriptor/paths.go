@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -164,6 +165,11 @@ func (s *pathScope) readFile(raw, name string) (string, error) {
 	}
 	data, err := readLimited(s.fsRoot, filepath.FromSlash(name), MaxInstructionFileSize)
 	if err != nil {
+		// os.Root's errors name its own operations (statat, openat):
+		// say what is wrong with the file, and where it was looked for.
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("instruction file %q: not found in %s: %w", raw, s.root, fs.ErrNotExist)
+		}
 		return "", fmt.Errorf("instruction file %q: %w", raw, err)
 	}
 	return string(data), nil

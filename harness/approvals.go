@@ -110,7 +110,11 @@ func (h *Harness) Pending() int {
 // awaitApproval stores an approval for ev and waits for a human, the
 // timeout, or the agent going away. It returns the decision to send and,
 // when something went wrong, a note for the audit record.
-func (h *Harness) awaitApproval(ctx context.Context, se *sealed, peer transport.Info, res *policy.Result) (protocol.Decision, string) {
+//
+// agentWait, when positive, is how long the agent says it waits: a shorter
+// wait than the rule's ends at that time with a block, whatever the rule's
+// fallback (the rule's timeout has not passed; nobody decided).
+func (h *Harness) awaitApproval(ctx context.Context, se *sealed, peer transport.Info, res *policy.Result, agentWait time.Duration) (protocol.Decision, string) {
 	spec := res.Approval
 	timeout, fallback := spec.Timeout, spec.Fallback
 	if timeout <= 0 {
@@ -118,6 +122,9 @@ func (h *Harness) awaitApproval(ctx context.Context, se *sealed, peer transport.
 	}
 	if fallback == "" {
 		fallback = h.opts.ApprovalFallback
+	}
+	if agentWait > 0 && agentWait < timeout {
+		timeout, fallback = agentWait, protocol.DecisionBlock
 	}
 	return h.waitForHuman(ctx, se, peer, res.RuleID, res.Decision.Reason, spec.ApproverRole, timeout, fallback)
 }

@@ -216,9 +216,10 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	se := &sv
 	d := res.Decision
 	var approvalErr string
-	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
+	hint := escalationHint(ev.Metadata)
+	if res.Approval != nil && d.Kind == protocol.DecisionEscalate && !hint.AsksUser {
 		lease.release() // a human may take minutes: the session is not held meanwhile
-		d, approvalErr = h.awaitApproval(ctx, se, peer, &res)
+		d, approvalErr = h.awaitApproval(ctx, se, peer, &res, hint.wait())
 		if lease, err = h.leaseSession(ctx, ev.SessionID); err != nil {
 			lease = nil
 			d, approvalErr = protocol.Block("harness could not update the session's shared counters; failing closed"), "session state: "+err.Error()

@@ -3,28 +3,22 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ahp-go/ahp/internal/yamlline"
 )
 
 // Helpers that read yaml.v3 nodes so that every problem can name its line.
-
-var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // parseYAML parses one YAML document and returns its top-level node, which
 // must be a mapping. Syntax errors are reported with their line.
 func parseYAML(name string, data []byte, ps *problems) *yaml.Node {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := 0, err.Error()
-		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		ps.add(name, line, "", "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+		line, msg := yamlline.Syntax(data, err.Error())
+		ps.add(name, line, "", "invalid YAML: %s", msg)
 		return nil
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {

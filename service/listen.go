@@ -9,14 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/transport"
 )
 
 // Schemes returns the listen address schemes a Service serves, as they
 // appear in config.Config.Listen: "stdio" alone, or SCHEME:TARGET.
-func Schemes() []string {
-	return []string{"stdio", "grpc", "grpcs", "http", "https", "unix", "ws", "wss"}
-}
+func Schemes() []string { return config.ListenSchemes() }
 
 // listener is one configured listen address and how to serve it.
 type listener struct {
@@ -36,6 +35,9 @@ func (s *Service) listenerFor(addr string) (listener, error) {
 		l.stdio = true
 		l.serve = s.serveStdio
 		return l, nil
+	}
+	if err := config.CheckListen(addr); err != nil {
+		return l, errors.New("--" + err.Error())
 	}
 	scheme, target, _ := strings.Cut(addr, ":")
 	switch scheme {

@@ -50,6 +50,13 @@ func (s *Service) Run(ctx context.Context) error {
 	bg.Go(func() { s.replicate(ctx) })
 	bg.Go(func() { s.followStore(ctx) })
 
+	// "harness ready" is said once every listener accepts: until then
+	// start-up can still fail (an address in use, a socket not writable).
+	var readyMu sync.Mutex
+	waiting := len(s.serves)
+	if waiting == 0 {
+		s.logReady()
+	}
 	errc := make(chan error, len(s.serves))
 	var wg sync.WaitGroup
 	for _, l := range s.serves {
@@ -61,6 +68,13 @@ func (s *Service) Run(ctx context.Context) error {
 				s.lockBound(l.addr, addr)
 				if s.opts.Ready != nil {
 					s.opts.Ready(Listening{Listen: l.addr, Addr: addr, Hint: hint})
+				}
+				readyMu.Lock()
+				waiting--
+				last := waiting == 0
+				readyMu.Unlock()
+				if last {
+					s.logReady()
 				}
 			})
 			if err != nil || l.stdio {
@@ -80,4 +94,14 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// logReady says the harness serves: every listener accepts, the admin API
+// too. A service without a store (Options.ProtocolOnly) says nothing.
+func (s *Service) logReady() {
+	if s.db == nil {
+		return
+	}
+	s.log.Info("harness ready", "data_dir", s.cfg.DataDir, "policy_version", s.engine.Version(),
+		"policy_files", len(s.cfg.Policy.Files), "listen", s.cfg.Listen)
 }

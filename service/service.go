@@ -124,7 +124,6 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 			s.closeStore()
 			return nil, err
 		}
-		s.log.Info("harness ready", "data_dir", cfg.DataDir, "policy_version", s.engine.Version(), "policy_files", len(cfg.Policy.Files))
 	}
 	return s, nil
 }

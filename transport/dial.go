@@ -66,6 +66,9 @@ func Dial(ctx context.Context, addr string, opts DialOptions) (Conn, error) {
 	d := dialers[scheme]
 	dialMu.RUnlock()
 	if d == nil {
+		if pkg := dialerPackages[scheme]; pkg != "" {
+			return nil, fmt.Errorf("transport: scheme %q is not registered: import _ %q to dial it (registered: %s)", scheme, pkg, strings.Join(Schemes(), ", "))
+		}
 		return nil, fmt.Errorf("transport: unknown scheme %q (want one of %s)", scheme, strings.Join(Schemes(), ", "))
 	}
 	if opts.Timeout > 0 {
@@ -74,6 +77,14 @@ func Dial(ctx context.Context, addr string, opts DialOptions) (Conn, error) {
 		defer cancel()
 	}
 	return d(ctx, scheme, target, opts)
+}
+
+// dialerPackages names the package whose import registers the dialer of
+// each network scheme (the transport package itself dials unix and stdio).
+var dialerPackages = map[string]string{
+	"http": "github.com/ahp-go/ahp/transport/httptransport", "https": "github.com/ahp-go/ahp/transport/httptransport",
+	"ws": "github.com/ahp-go/ahp/transport/wstransport", "wss": "github.com/ahp-go/ahp/transport/wstransport",
+	"grpc": "github.com/ahp-go/ahp/transport/grpctransport", "grpcs": "github.com/ahp-go/ahp/transport/grpctransport",
 }
 
 // Schemes lists the address schemes Dial handles.

@@ -88,6 +88,9 @@ func Handle(ctx context.Context, t Tool, raw []byte, h Harness, opts Options) Re
 	if ev == nil {
 		return Result{Stdout: noOpinion, Outcome: "none"}
 	}
+	if ev.EventType.Blocking() {
+		hintEscalation(ctx, t, kind, in, ev, opts, now())
+	}
 	if !ev.EventType.Blocking() {
 		if err := h.Notify(ctx, ev); err != nil {
 			// The action is already done (or this is the session's
@@ -111,6 +114,13 @@ func answer(ctx context.Context, t Tool, kind Kind, in *Input, ev *protocol.Even
 	switch d.Kind {
 	case protocol.DecisionAllow:
 		if len(d.ModifiedPayload) == 0 || bytes.Equal(bytes.TrimSpace(d.ModifiedPayload), []byte("null")) {
+			if held := heldApproval(d); held.Status == "approved" {
+				// A human approved the request the harness held: say
+				// allow, so that no permission rule of the tool's own
+				// (dontAsk, auto) refuses it after all.
+				r := "ahp: approved by " + orDefault(held.By, "an approver") + ": " + orDefault(held.Reason, "no reason given")
+				return Result{Stdout: approvedAnswer(t, kind, name, r), Reason: r, Outcome: "approved"}
+			}
 			// No objection: the tool's own permission rules still apply.
 			return Result{Stdout: noOpinion, Outcome: "allow"}
 		}
@@ -118,6 +128,9 @@ func answer(ctx context.Context, t Tool, kind Kind, in *Input, ev *protocol.Even
 	case protocol.DecisionModify:
 		return modify(t, kind, in, d.ModifiedPayload)
 	case protocol.DecisionBlock:
+		if held := heldApproval(d); held.Status == "expired" {
+			return deny("ahp: approval needed (" + held.Rule + ", approval " + held.ID + "): no approver answered in time; ask one to answer it with `ahp approvals` and retry")
+		}
 		return deny("ahp: blocked by the harness: " + orDefault(d.Reason, "no reason given"))
 	case protocol.DecisionDefer:
 		return deny(fmt.Sprintf("ahp: deferred by the harness: %s; retry in %d ms", orDefault(d.Reason, "not now"), d.RetryAfterMs))
@@ -182,14 +195,10 @@ func escalate(ctx context.Context, t Tool, kind Kind, in *Input, ev *protocol.Ev
 		r := "ahp: needs your approval: " + reason
 		return Result{Stdout: askAnswer(name, r), Reason: r, Outcome: "ask"}
 	}
-	margin := opts.Margin
-	if margin <= 0 {
-		margin = time.Second
-	}
 	wctx := ctx
 	if dl, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
-		wctx, cancel = context.WithDeadline(ctx, dl.Add(-margin))
+		wctx, cancel = context.WithDeadline(ctx, dl.Add(-margin(opts)))
 		defer cancel()
 	}
 	what := "the prompt"

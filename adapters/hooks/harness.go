@@ -54,7 +54,7 @@ func (d *DialHarness) conn(ctx context.Context, ev *protocol.Event) (*client.Cli
 		SessionID: ev.SessionID, AgentID: ev.AgentID, Framework: "ahp-hook", Version: d.Version,
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot reach the harness at %s (is `ahp serve` running there?): %w", d.Addr, err)
 	}
 	if _, err := c.Handshake(ctx); err != nil {
 		c.Close()

@@ -248,6 +248,7 @@ func (p *proxy) toolCall(ctx context.Context, req *jsonrpc.Request) {
 		args = json.RawMessage(`{}`)
 	}
 	ev := p.event(protocol.EventPreAction, params.Name, args, nil)
+	ev.Metadata = escalationWait(p.opts.Timeout)
 	dctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	d, err := p.opts.Harness.Decide(dctx, ev)
@@ -265,6 +266,10 @@ func (p *proxy) toolCall(ctx context.Context, req *jsonrpc.Request) {
 	case protocol.DecisionModify:
 		p.modified(ctx, req, params, d.ModifiedPayload, ev)
 	case protocol.DecisionBlock:
+		if id, rule, expired := expiredApproval(d); expired {
+			p.refuse(ctx, req, "ahp: approval needed ("+rule+", approval "+id+"): no approver answered in time")
+			return
+		}
 		p.refuse(ctx, req, "ahp: blocked by the harness: "+orDefault(d.Reason, "no reason given"))
 	case protocol.DecisionDefer:
 		p.refuse(ctx, req, fmt.Sprintf("ahp: deferred by the harness: %s; retry in %d ms", orDefault(d.Reason, "not now"), d.RetryAfterMs))

@@ -63,6 +63,12 @@ func (r *rules) Decide(_ context.Context, ev *protocol.Event) (protocol.Decision
 	switch {
 	case p.ToolName == "delete" || strings.Contains(p.Arguments.Message, "forbidden"):
 		return protocol.Block("not on this server"), nil
+	case p.Arguments.Message == "held-expired":
+		// What the harness answers when a rule with await_approval held
+		// the call and nobody answered within the proxy's wait.
+		d := protocol.Block("approval expired: no decision within 4m58s; fallback is block")
+		d.Metadata = json.RawMessage(`{"approval_id":"ab12","approval_status":"expired","rule_id":"approvals.cluster_delete"}`)
+		return d, nil
 	case p.Arguments.Message == "rewrite-me":
 		return protocol.Modify(json.RawMessage(`{"tool_name":"` + p.ToolName + `","arguments":{"message":"rewritten by ahp"}}`)), nil
 	case p.ToolName == "deploy" || strings.Contains(p.Arguments.Message, "escalate"):
@@ -201,6 +207,11 @@ func TestProxyInProcess(t *testing.T) {
 	if p.ToolName != "echo" || p.Server != "echo-server" || p.Arguments.Message != "hi" || pre[0].SessionID != "s1" {
 		t.Fatalf("pre_action %s", pre[0].Payload)
 	}
+	// The harness is told how long the proxy waits for a held approval
+	// (5 minutes by default, less two seconds for the answer).
+	if string(pre[0].Metadata) != `{"escalation":{"wait_ms":298000}}` {
+		t.Fatalf("pre_action metadata %s", pre[0].Metadata)
+	}
 	waitEvents(t, h, protocol.EventPostAction, 3)
 }
 
@@ -316,5 +327,21 @@ func TestProxyStreamableHTTP(t *testing.T) {
 	}
 	if pre := h.eventsOf(protocol.EventPreAction); len(pre) != 2 || !strings.HasPrefix(pre[0].SessionID, "mcp-") {
 		t.Fatalf("pre_action events: %d", len(pre))
+	}
+}
+
+// A call the harness held for an approval nobody gave is refused naming
+// the approval, as the hooks do.
+func TestProxyHeldApprovalExpired(t *testing.T) {
+	var (
+		seen []string
+		mu   sync.Mutex
+	)
+	cs := startProxy(t, echoServer(t, &seen, &mu), Options{Harness: &rules{}, ServerName: "echo-server"})
+	if r := callTool(t, cs, "echo", "held-expired"); !r.IsError || text(r) != "ahp: approval needed (approvals.cluster_delete, approval ab12): no approver answered in time" {
+		t.Fatalf("held, expired: %v %q", r.IsError, text(r))
+	}
+	if len(seen) != 0 {
+		t.Fatalf("the server saw %v", seen)
 	}
 }

@@ -27,6 +27,7 @@ type adminClientOptions struct {
 	addr    string
 	token   string
 	dataDir string
+	apiKey  adminAPIKeyFlags
 }
 
 func addAdminClientFlags(cmd *cobra.Command, o *adminClientOptions) {
@@ -38,6 +39,7 @@ func addAdminClientFlags(cmd *cobra.Command, o *adminClientOptions) {
 	f.StringVar(&o.addr, "admin", def, "admin API address (or $AHP_ADMIN)")
 	f.StringVar(&o.token, "token", "", "approver or admin token; prefer $AHP_ADMIN_TOKEN, default: the local token in --data-dir")
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "data directory of a local harness, where its admin token is (or $AHP_DATA_DIR)")
+	o.apiKey.add(f)
 }
 
 // bearer returns the token to present.
@@ -57,10 +59,6 @@ func (o *adminClientOptions) bearer() (string, error) {
 
 // call performs one admin API request and decodes a JSON answer into out.
 func (o *adminClientOptions) call(ctx context.Context, method, path string, body, out any) error {
-	tok, err := o.bearer()
-	if err != nil {
-		return err
-	}
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -70,7 +68,9 @@ func (o *adminClientOptions) call(ctx context.Context, method, path string, body
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+tok)
+	if err := o.authorize(req); err != nil {
+		return err
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -110,9 +110,11 @@ confirmation event), the agent's request waits until a human approves or
 denies it here, or until the rule's timeout applies its fallback.
 
 These commands talk to the harness's admin API (default
-http://127.0.0.1:7700) with an approver or admin token: $AHP_ADMIN_TOKEN,
---token, or, on the harness's machine, the local token the harness wrote
-to <data-dir>/admin.token. That token is for humans: an agent must never
+http://127.0.0.1:7700) with an approver or admin credential: a token
+($AHP_ADMIN_TOKEN, --token), an API key ($AHP_ADMIN_API_KEY,
+--api-key-file, --api-key), or, on the harness's machine, the local token
+the harness wrote to <data-dir>/admin.token. An ID may be given by its
+first characters, as long as one approval starts with them. That token is for humans: an agent must never
 hold it. Agent credentials, and the credentials of the principal whose
 event raised an approval, never answer it, and approve/deny refuse to run
 inside a supervised agent's session ($` + admin.SessionEnv + ` set by ahp's
@@ -176,8 +178,12 @@ would run before answering.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
+			id, err := o.resolveApprovalID(ctx, args[0], false)
+			if err != nil {
+				return err
+			}
 			var a json.RawMessage
-			if err := o.call(ctx, http.MethodGet, "/v1/approvals/"+url.PathEscape(args[0]), nil, &a); err != nil {
+			if err := o.call(ctx, http.MethodGet, "/v1/approvals/"+url.PathEscape(id), nil, &a); err != nil {
 				return err
 			}
 			var b bytes.Buffer
@@ -185,7 +191,7 @@ would run before answering.`,
 				return err
 			}
 			b.WriteByte('\n')
-			_, err := cmd.OutOrStdout().Write(b.Bytes())
+			_, err = cmd.OutOrStdout().Write(b.Bytes())
 			return err
 		},
 	}
@@ -209,8 +215,12 @@ func decideCmd(o *adminClientOptions, approve bool) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
+			id, err := o.resolveApprovalID(ctx, args[0], true)
+			if err != nil {
+				return err
+			}
 			var a admin.ApprovalJSON
-			if err := o.call(ctx, http.MethodPost, "/v1/approvals/"+args[0]+"/"+verb, map[string]string{"reason": reason}, &a); err != nil {
+			if err := o.call(ctx, http.MethodPost, "/v1/approvals/"+url.PathEscape(id)+"/"+verb, map[string]string{"reason": reason}, &a); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "approval %s %s by %s\n", a.ID, past, a.DecidedBy)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahp-go/ahp/internal/duration"
 	"github.com/ahp-go/ahp/store"
 )
 
@@ -89,10 +90,10 @@ func parseTimeFlag(name, v string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t, nil
 	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+	if d, err := duration.Parse(v); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("%s %q: want an RFC 3339 time (2026-11-21T10:00:00Z) or a duration ago (15m, 24h)", name, v)
+	return time.Time{}, fmt.Errorf("%s %q: want an RFC 3339 time (2026-11-21T10:00:00Z) or a duration ago (15m, 24h, 7d)", name, v)
 }
 
 // withAuditLog opens the audit log of the store sf names, read-only, for

@@ -280,7 +280,7 @@ func runDoctor(w io.Writer, o *doctorOptions) error {
 	doctorFiles(r, c, o.configFile, agent, harness)
 	doctorExecutable(r, agent)
 	doctorSockets(r, c, agent)
-	if c.Admin != "" {
+	if c.Admin != "" && c.Admin != "off" {
 		if u, err := url.Parse(c.Admin); err == nil && !auth.IsLoopbackAddr(u.Host) {
 			r.warn("listen on 127.0.0.1 (admin: http://127.0.0.1:7700) or put the admin API behind a proxy that authenticates",
 				"the admin API (%s) listens beyond loopback", c.Admin)

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ahp-go/ahp/config"
+	"github.com/ahp-go/ahp/internal/duration"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 	"github.com/ahp-go/ahp/replay"
@@ -314,18 +314,9 @@ func parseSince(s string) (time.Time, time.Duration, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, 0, nil
 	}
-	var d time.Duration
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseUint(days, 10, 16)
-		if err != nil {
-			return time.Time{}, 0, fmt.Errorf("%q: want an RFC 3339 time or a duration such as 24h or 7d", s)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return time.Time{}, 0, fmt.Errorf("%q: want an RFC 3339 time or a duration such as 24h or 7d", s)
-		}
+	d, err := duration.Parse(s)
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("%q: want an RFC 3339 time or a duration such as 24h or 7d", s)
 	}
 	if d <= 0 {
 		return time.Time{}, 0, fmt.Errorf("%q: the duration must be positive", s)

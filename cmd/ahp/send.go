@@ -44,7 +44,9 @@ func newSendCmd() *cobra.Command {
 
 ahp send connects, performs the handshake, sends the event and exits.
 Fire-and-forget event types (post_action, session_start, ...) are sent as
-notifications and print nothing.
+notifications and print nothing. pre_action and pre_prompt carry
+metadata.escalation.wait_ms (--timeout less 2 s): a rule that holds the
+event for an approval answers block by then rather than outlive ahp send.
 
 ahp send query QUERY_TYPE [PAYLOAD_JSON] sends ahp/query instead and prints
 the response ({"answer": ..., "reason": ...}); see docs/query.md for the
@@ -104,13 +106,18 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 	}
 	t := protocol.EventType(typ)
 	if !t.Known() {
-		return exitWith(exitFail, fmt.Sprintf("unknown event type %q", typ))
+		return exitWith(exitFail, unknownEventType(typ))
 	}
 	if t == protocol.EventHandshake || t == protocol.EventQuery {
 		return exitWith(exitFail, fmt.Sprintf("%s is not sent as an event", typ))
 	}
 	if !json.Valid([]byte(payload)) {
 		return exitWith(exitFail, "PAYLOAD_JSON is not valid JSON")
+	}
+	if !t.Blocking() {
+		if err := checkNotification(t, []byte(payload)); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), o.timeout+5*time.Second)
 	defer cancel()
@@ -130,6 +137,11 @@ func runSend(cmd *cobra.Command, o *sendOptions, typ, payload string) error {
 			return exitWith(exitFail, "--metadata is not valid JSON")
 		}
 		ev.Metadata = json.RawMessage(o.metadata)
+	}
+	if t.Blocking() && !t.Typed() {
+		if ev.Metadata, err = withEscalationWait(ev.Metadata, o.timeout); err != nil {
+			return exitWith(exitFail, err.Error())
+		}
 	}
 	out := cmd.OutOrStdout()
 	if !t.Blocking() {
@@ -182,11 +194,11 @@ func (o *sendOptions) dialHarness(ctx context.Context, addrs []string) (*client.
 		SessionID: o.session, AgentID: o.agent, Framework: "ahp-send", Version: buildVersion(),
 	})
 	if err != nil {
-		return nil, exitWith(exitFail, err.Error())
+		return nil, exitWith(exitFail, noHarnessMessage(err, addrs, ""))
 	}
 	if _, err := c.Handshake(ctx); err != nil {
 		_ = c.Close()
-		return nil, exitWith(exitFail, "handshake: "+err.Error())
+		return nil, exitWith(exitFail, noHarnessMessage(err, addrs, "handshake: "))
 	}
 	return c, nil
 }

@@ -23,7 +23,7 @@ func sendArgs(cmd *cobra.Command, args []string) error {
 		}
 		return nil
 	}
-	return cobra.ExactArgs(2)(cmd, args)
+	return sendEventArgs(cmd, args)
 }
 
 // runSendQuery sends one ahp/query and prints the response. A check exits

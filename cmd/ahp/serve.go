@@ -31,7 +31,8 @@ Agents connect, perform the AHP handshake and send events; the harness
 answers each blocking event with a decision. Listen addresses:
 
   stdio              read requests on stdin, answer on stdout (one agent)
-  unix:PATH          a Unix socket (mode 0600), many agents
+  unix:PATH          a Unix socket (mode 0600), many agents; a missing
+                     directory of PATH is created (mode 0700)
   http://HOST:PORT   HTTP POST /ahp and WebSocket GET /ahp (ws:// is the same)
   https://HOST:PORT  the same over TLS (--tls-cert, --tls-key; --client-ca for mutual TLS)
   grpc://HOST:PORT   gRPC service ahp.v1.Harness (grpcs:// with TLS)
@@ -81,6 +82,7 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 		return err
 	}
 	if o.printConfig {
+		showDefaults(&cfg)
 		out, err := cfg.Marshal()
 		if err != nil {
 			return err

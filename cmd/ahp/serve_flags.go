@@ -102,8 +102,6 @@ func (o *serveOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.observeOnListeners, "observe-on-listeners", false, "serve the observer protocol (/observe) and the dashboard on the http(s) listeners too (needs --credentials)")
 	f.IntVar(&o.observeRing, "observe-ring", 4096, "observer actions kept in memory for replay (older ones are rebuilt from the store)")
 	f.IntVar(&o.observeQueue, "observe-queue", 1024, "messages queued per observer before it is disconnected as too slow")
-	_ = f.MarkHidden("observe-ring")
-	_ = f.MarkHidden("observe-queue")
 
 	f.StringVar(&o.policyMode, "policy-mode", "enforce", "enforce, or shadow: every rule, packs included, is evaluated and recorded but none decides (a first deployment)")
 	f.StringArrayVar(&o.shadowFiles, "shadow-policy", nil, "candidate policy file evaluated beside the live policy on every event, never deciding; disagreements are recorded (repeatable)")
