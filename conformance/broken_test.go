@@ -62,7 +62,7 @@ func runBroken(t *testing.T, b brokenConn) conformance.Report {
 	t.Helper()
 	srv := server.New(server.BaseHandler{}, server.Options{MaxMessageBytes: 1 << 20})
 	rep, err := conformance.Run(context.Background(), conformance.Options{
-		Timeout: 500 * time.Millisecond, OversizeBytes: 2 << 20,
+		Timeout: 2 * time.Second, OversizeBytes: 2 << 20,
 		Dial: func(context.Context) (transport.Conn, error) {
 			agent, srvEnd := transport.Pipe()
 			bc := b

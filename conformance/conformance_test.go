@@ -98,7 +98,7 @@ func TestDefaultServerPasses(t *testing.T) {
 	c := config.Default()
 	c.Listen = []string{"unix:" + filepath.Join(dir, "h.sock")}
 	_, addrs := runService(t, c, dir)
-	rep, err := conformance.Run(context.Background(), conformance.Options{Dial: dialer(addrs["unix"]), Timeout: 3 * time.Second})
+	rep, err := conformance.Run(context.Background(), conformance.Options{Dial: dialer(addrs["unix"]), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestOurServerPasses(t *testing.T) {
 	for name, dial := range cases {
 		t.Run(name, func(t *testing.T) {
 			rep, err := conformance.Run(context.Background(), conformance.Options{
-				Dial: dial, Timeout: 3 * time.Second, OversizeBytes: 2 << 20, SlowTool: "conformance_slow",
+				Dial: dial, Timeout: 10 * time.Second, OversizeBytes: 2 << 20, SlowTool: "conformance_slow",
 			})
 			if err != nil {
 				t.Fatal(err)
