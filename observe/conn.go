@@ -125,12 +125,12 @@ const maxBatch = 64
 // linger is how long the writer of a busy observer waits after a message
 // for more to write with it, and busyGap how recent the previous write
 // must be for the observer to count as busy. A person's dashboard draws
-// a few times a second, so a millisecond more is not seen; on a channel
+// a few times a second, so a few milliseconds more are not seen; on a channel
 // that gets thousands of actions a second, it turns one write (a system
 // call and a wake-up of the peer) per action into one per batch.
 const (
-	linger  = time.Millisecond
-	busyGap = 5 * time.Millisecond
+	linger  = 4 * time.Millisecond
+	busyGap = 10 * time.Millisecond
 )
 
 // writeLoop writes queued messages until the connection ends. When the
