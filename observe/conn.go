@@ -34,7 +34,8 @@ type observer struct {
 	ws      *websocket.Conn
 	p       *transport.Principal // nil when not authenticated
 	authErr *rpcError            // why p is nil, or why it may not observe
-	q       chan []byte
+	q       chan outMsg
+	cork    *corkConn // batches the writes of several messages into one
 
 	failOnce sync.Once
 	failed   chan struct{}
@@ -44,31 +45,49 @@ type observer struct {
 	// Guarded by h.mu.
 	subs    map[string]bool
 	holding bool
-	held    [][]byte
+	held    []outMsg
 
 	// Used by the reader goroutine only.
 	initialized bool
 	clientID    string
 }
 
+// outMsg is one queued message: its bytes, or a published action that
+// the writer encodes (once for all observers) when it gets to it.
+type outMsg struct {
+	b []byte
+	a *shared
+}
+
+// bytes returns the message to write.
+func (m outMsg) bytes() []byte {
+	if m.a != nil {
+		_, b := m.a.get()
+		return b
+	}
+	return m.b
+}
+
 // enqueue queues an outgoing message without ever blocking; h.mu must be
 // held. A full queue disconnects the observer.
-func (o *observer) enqueue(b []byte) {
+func (o *observer) enqueue(m outMsg) {
 	if o.holding {
 		if len(o.held) >= cap(o.q) {
 			o.fail("observer queue overflow: more than " + itoa(int64(cap(o.q))) + " messages not yet written")
 			return
 		}
-		o.held = append(o.held, b)
+		o.held = append(o.held, m)
 		return
 	}
-	o.send(b)
+	o.queue(m)
 }
 
 // send queues b without taking h.mu (answers that need no ordering).
-func (o *observer) send(b []byte) {
+func (o *observer) send(b []byte) { o.queue(outMsg{b: b}) }
+
+func (o *observer) queue(m outMsg) {
 	select {
-	case o.q <- b:
+	case o.q <- m:
 	default:
 		o.fail("observer queue overflow: more than " + itoa(int64(cap(o.q))) + " messages not yet written")
 	}
@@ -81,8 +100,8 @@ func (o *observer) release(first []byte) {
 	held := o.held
 	o.held = nil
 	o.send(first)
-	for _, b := range held {
-		o.send(b)
+	for _, m := range held {
+		o.queue(m)
 	}
 }
 
@@ -99,13 +118,50 @@ func (o *observer) shutdown(why string) {
 	o.fail(why)
 }
 
-// writeLoop writes queued messages until the connection ends.
+// maxBatch bounds how many queued messages one batch writes (with one
+// write deadline and, through cork, one write to the socket).
+const maxBatch = 64
+
+// linger is how long the writer of a busy observer waits after a message
+// for more to write with it, and busyGap how recent the previous write
+// must be for the observer to count as busy. A person's dashboard draws
+// a few times a second, so a few milliseconds more are not seen; on a channel
+// that gets thousands of actions a second, it turns one write (a system
+// call and a wake-up of the peer) per action into one per batch.
+const (
+	linger  = 4 * time.Millisecond
+	busyGap = 10 * time.Millisecond
+)
+
+// writeLoop writes queued messages until the connection ends. When the
+// observer is busy or behind, the messages queued are written as one
+// batch: each is still its own WebSocket message (the wire is the same),
+// but they share one deadline and reach the socket in one write.
 func (o *observer) writeLoop(ctx context.Context) {
+	var last time.Time
 	for {
 		select {
-		case b := <-o.q:
+		case m := <-o.q:
+			now := time.Now()
+			if len(o.q) == 0 && now.Sub(last) < busyGap {
+				time.Sleep(linger)
+			}
+			last = now
 			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-			err := o.ws.Write(wctx, websocket.MessageText, b)
+			o.cork.hold()
+			err := o.ws.Write(wctx, websocket.MessageText, m.bytes())
+		batch:
+			for n := 1; err == nil && n < maxBatch; n++ {
+				select {
+				case m = <-o.q:
+					err = o.ws.Write(wctx, websocket.MessageText, m.bytes())
+				default:
+					break batch
+				}
+			}
+			if err == nil {
+				err = o.cork.flush(writeTimeout)
+			}
 			cancel()
 			if err != nil {
 				o.fail("write failed")

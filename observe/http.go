@@ -293,12 +293,13 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	ws, err := websocket.Accept(deadlineClearer{w}, r, &websocket.AcceptOptions{OriginPatterns: h.o.OriginPatterns})
+	dc := &deadlineClearer{ResponseWriter: w}
+	ws, err := websocket.Accept(dc, r, &websocket.AcceptOptions{OriginPatterns: h.o.OriginPatterns})
 	if err != nil {
 		hub.unreserve(authed)
 		return // Accept wrote the HTTP error
 	}
-	ob := &observer{h: hub, ws: ws, p: p, authErr: authErr, q: make(chan []byte, hub.o.QueueSize),
+	ob := &observer{h: hub, ws: ws, cork: dc.cork, p: p, authErr: authErr, q: make(chan outMsg, hub.o.QueueSize),
 		failed: make(chan struct{}), done: make(chan struct{}), subs: map[string]bool{}}
 	hub.mu.Lock()
 	hub.observers[ob] = struct{}{}
@@ -344,10 +345,15 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 }
 
 // deadlineClearer clears the deadlines the HTTP server set on the
-// connection when it is hijacked: an observer connection lives long.
-type deadlineClearer struct{ http.ResponseWriter }
+// connection when it is hijacked: an observer connection lives long. It
+// also puts a corkConn under the WebSocket library's writes (kept in cork),
+// so that the observer's writer can send several messages at once.
+type deadlineClearer struct {
+	http.ResponseWriter
+	cork *corkConn
+}
 
-func (d deadlineClearer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (d *deadlineClearer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, brw, err := http.NewResponseController(d.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
@@ -356,11 +362,18 @@ func (d deadlineClearer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		_ = c.Close()
 		return nil, nil, errors.Join(errors.New("observe: clear deadlines"), err)
 	}
-	return c, brw, nil
+	if brw.Writer.Buffered() > 0 { // never: the response was flushed; but keep order if so
+		if err := brw.Writer.Flush(); err != nil {
+			_ = c.Close()
+			return nil, nil, err
+		}
+	}
+	d.cork = newCorkConn(c)
+	return d.cork, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(d.cork, brw.Writer.Size())), nil
 }
 
 // Unwrap lets http.ResponseController reach the original writer.
-func (d deadlineClearer) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+func (d *deadlineClearer) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // remoteKey names the address a request comes from, for throttling and
 // logs: the peer's IP (an IPv6 address by its /64, which one host

@@ -68,26 +68,52 @@ type Options struct {
 	SharedSeq bool
 }
 
-// frame is one published action. It is encoded when first needed: at once
-// when the channel has subscribers, else only if a reconnecting observer
-// asks for it (lazy holds what to build it from until then), so that a
-// harness nobody watches pays no encoding on the decision path.
+// frame is one published action in the ring.
 type frame struct {
 	seq     uint64
 	channel string
-	session string          // the session channel of a lazy frame (which build needs)
-	params  json.RawMessage // the action envelope {channel, action, serverSeq}
-	data    []byte          // the whole notification
-	lazy    *op             // set while params and data are not encoded yet
+	enc     *shared
 }
 
-// encoded returns f's action envelope, encoding it now if it was kept lazy.
+// encoded returns f's action envelope, encoding it now if nobody has yet.
 func (f *frame) encoded() json.RawMessage {
-	if f.lazy != nil {
-		f.params, f.data = encodeAction(f.channel, f.lazy.build(f.session), f.seq, f.lazy.origin)
-		f.lazy = nil
+	p, _ := f.enc.get()
+	return p
+}
+
+// shared is one published action, encoded once when first needed and then
+// shared by every observer it is queued to and by replays. The hub only
+// builds it under its lock (a copy of the op, or a root action's map);
+// the encoding happens in the first observer's writer that reaches it (or
+// in a replay), outside the lock and off the decision path, so that
+// publishing costs the same whether nobody, one or many observers watch.
+// What an op refers to (its entry, approval, run and effects) is never
+// changed after it is published.
+type shared struct {
+	once    sync.Once
+	seq     uint64
+	channel string
+	session string         // the session channel (which build needs)
+	op      op             // the action's source, when action is nil
+	action  map[string]any // a root action, built already
+	params  json.RawMessage
+	data    []byte
+}
+
+// get returns the action envelope and the whole notification, encoding
+// them on the first call.
+func (a *shared) get() (params json.RawMessage, data []byte) {
+	a.once.Do(a.encode)
+	return a.params, a.data
+}
+
+func (a *shared) encode() {
+	action := a.action
+	if action == nil {
+		action = a.op.build(a.session)
 	}
-	return f.params
+	a.params, a.data = encodeAction(a.channel, action, a.seq, a.op.origin)
+	a.op, a.action = op{}, nil // what it was built from is no longer needed
 }
 
 // indexEntry lets an action be rebuilt from the store.
@@ -486,27 +512,26 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 	if h.indexTotal > h.o.IndexSize {
 		h.trimIndexLocked()
 	}
-	if len(h.subs[ch]) == 0 {
-		cp := *o
-		h.pushFrameLocked(frame{seq: h.seq, channel: ch, session: s.uri, lazy: &cp})
-		return
-	}
-	p, data := encodeAction(ch, o.build(s.uri), h.seq, o.origin)
-	h.pushLocked(ch, p, data)
+	h.pushLocked(&shared{seq: h.seq, channel: ch, session: s.uri, op: *o})
 }
 
 // publishRootLocked publishes an action on the root channel. Root actions
 // are replayed from the ring only; beyond it the root gets a snapshot.
+// They are few (approvals, statistics once a second, policy reloads) and
+// refer to the hub's own maps, so they are encoded at once, under h.mu.
 func (h *Hub) publishRootLocked(action map[string]any) {
 	h.seq++
-	p, data := encodeAction(RootChannel, action, h.seq, nil)
-	h.pushLocked(RootChannel, p, data)
+	a := &shared{seq: h.seq, channel: RootChannel, action: action}
+	a.get()
+	h.pushLocked(a)
 }
 
-func (h *Hub) pushLocked(ch string, params json.RawMessage, data []byte) {
-	h.pushFrameLocked(frame{seq: h.seq, channel: ch, params: params, data: data})
-	for ob := range h.subs[ch] {
-		ob.enqueue(data)
+// pushLocked keeps a in the ring and queues it (the one *shared, encoded
+// or not) to the subscribers of its channel.
+func (h *Hub) pushLocked(a *shared) {
+	h.pushFrameLocked(frame{seq: a.seq, channel: a.channel, enc: a})
+	for ob := range h.subs[a.channel] {
+		ob.enqueue(outMsg{a: a})
 	}
 }
 
@@ -607,7 +632,7 @@ func (h *Hub) notifyRootLocked(method string, params any) {
 		return
 	}
 	for ob := range h.subs[RootChannel] {
-		ob.enqueue(b)
+		ob.enqueue(outMsg{b: b})
 	}
 }
 

@@ -434,7 +434,7 @@ func TestSubscriptionsCappedPerConnection(t *testing.T) {
 func TestEvictionWithPinnedSessions(t *testing.T) {
 	hub, _, _ := limitsServer(t, Options{MaxSessions: 10})
 	recordSessions(hub, 10, 1)
-	ob := &observer{h: hub, q: make(chan []byte, 1<<16), failed: make(chan struct{}), done: make(chan struct{}), subs: map[string]bool{}}
+	ob := &observer{h: hub, q: make(chan outMsg, 1<<16), failed: make(chan struct{}), done: make(chan struct{}), subs: map[string]bool{}}
 	hub.mu.Lock()
 	for i := 1; i <= 10; i++ {
 		// Half of them are watched through their chat only: that pins

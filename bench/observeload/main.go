@@ -4,6 +4,12 @@
 // subscribed to the agents' session, one of which never reads.
 //
 //	go build -o /tmp/ahp ./cmd/ahp && go run ./bench/observeload -bin /tmp/ahp
+//
+// With -counts and -bins it compares binaries: for each round, each count
+// of observers and each binary in turn (alternating), one run, with the
+// CPU time the ahp serve process spent per decision (from /proc, Linux).
+//
+//	go run ./bench/observeload -bins before=/tmp/a,after=/tmp/b -counts 0,1,5 -stuck=false -rounds 2
 package main
 
 import (
@@ -18,6 +24,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,15 +43,67 @@ func main() {
 	events := flag.Int("events", 5000, "pre_action events per run")
 	agents := flag.Int("agents", 4, "concurrent agents")
 	observers := flag.Int("observers", 50, "observers in the second run (one of them stuck)")
+	counts := flag.String("counts", "", "comma-separated observer counts to run (instead of 0 and -observers)")
+	bins := flag.String("bins", "", "comma-separated name=path binaries to alternate (instead of -bin)")
+	rounds := flag.Int("rounds", 1, "how many times to repeat every count and binary")
+	stuck := flag.Bool("stuck", true, "make the first observer of each run one that never reads")
+	profile := flag.String("cpuprofile", "", "a directory: ahp serve writes a CPU profile of each run there")
 	flag.Parse()
-	fmt.Println("| observers | events | agents | p50 | p95 | p99 | max | events/s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
-	for _, n := range []int{0, *observers} {
-		run(*bin, n, *events, *agents)
+	ns := []int{0, *observers}
+	if *counts != "" {
+		ns = nil
+		for _, c := range strings.Split(*counts, ",") {
+			n, err := strconv.Atoi(c)
+			check(err)
+			ns = append(ns, n)
+		}
+	}
+	type binary struct{ name, path string }
+	bs := []binary{{"", *bin}}
+	if *bins != "" {
+		bs = nil
+		for _, b := range strings.Split(*bins, ",") {
+			name, path, _ := strings.Cut(b, "=")
+			bs = append(bs, binary{name, path})
+		}
+	}
+	fmt.Println("| binary | observers | events | agents | p50 | p95 | p99 | max | events/s | server CPU per event |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	for r := range *rounds {
+		for _, n := range ns {
+			for _, b := range bs {
+				prof := ""
+				if *profile != "" {
+					prof = filepath.Join(*profile, fmt.Sprintf("%s-%d-%d.pprof", b.name, n, r))
+				}
+				run(b.name, b.path, n, *events, *agents, *stuck, prof)
+			}
+		}
 	}
 }
 
-func run(bin string, observers, events, agents int) {
+// cpuTime returns the user and system CPU time process pid has used
+// (from /proc/PID/stat; 0 where that cannot be read).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+func run(name, bin string, observers, events, agents int, stuck bool, prof string) {
 	dir, err := os.MkdirTemp("", "observeload-")
 	check(err)
 	defer os.RemoveAll(dir)
@@ -56,6 +116,9 @@ func run(bin string, observers, events, agents int) {
 	sock := filepath.Join(dir, "ahp.sock")
 	cmd := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--admin", "http://"+admin, "--data-dir", filepath.Join(dir, "data"),
 		"--credentials", filepath.Join(dir, "creds.yaml"), "--log-level", "error")
+	if prof != "" {
+		cmd.Args = append(cmd.Args, "--cpuprofile", prof)
+	}
 	cmd.Stderr = os.Stderr
 	check(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
@@ -92,7 +155,7 @@ func run(bin string, observers, events, agents int) {
 			"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"}, "clientId": fmt.Sprint("bench-", i),
 			"initialSubscriptions": []string{"ahp-root://", "ahp-session:/bench"}}})
 		check(ws.Write(ctx, websocket.MessageText, init))
-		if i == 0 {
+		if i == 0 && stuck {
 			continue // the stuck observer: never reads
 		}
 		owg.Go(func() {
@@ -110,6 +173,7 @@ func run(bin string, observers, events, agents int) {
 		})
 	}
 	lat := make([][]time.Duration, agents)
+	cpu0 := cpuTime(cmd.Process.Pid)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for a, c := range clients {
@@ -124,13 +188,15 @@ func run(bin string, observers, events, agents int) {
 	}
 	wg.Wait()
 	took := time.Since(start)
+	cpu := cpuTime(cmd.Process.Pid) - cpu0
 	close(stop)
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	q := func(p float64) time.Duration {
 		return all[min(len(all)-1, int(p*float64(len(all))))].Round(10 * time.Microsecond)
 	}
-	fmt.Printf("| %d | %d | %d | %v | %v | %v | %v | %.0f |\n", observers, len(all), agents, q(0.5), q(0.95), q(0.99), all[len(all)-1].Round(10*time.Microsecond), float64(len(all))/took.Seconds())
+	fmt.Printf("| %s | %d | %d | %d | %v | %v | %v | %v | %.0f | %v |\n", name, observers, len(all), agents, q(0.5), q(0.95), q(0.99),
+		all[len(all)-1].Round(10*time.Microsecond), float64(len(all))/took.Seconds(), (cpu / time.Duration(len(all))).Round(time.Microsecond))
 }
 
 func check(err error) {
