@@ -92,18 +92,21 @@ var shOptCache sync.Map
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
 func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
-	hasOpt := false
+	nopt := 0 // at most this many options: one per letter of a cluster
 	for _, w := range args {
 		if len(w.arg) > 1 && w.arg[0] == '-' {
-			hasOpt = true
-			break
+			if w.arg[1] == '-' {
+				nopt++
+			} else {
+				nopt += len(w.arg) - 1
+			}
 		}
 	}
-	if !hasOpt {
+	if nopt == 0 {
 		// Operands only (the common "cat file"): no copy.
 		return &shParsed{ops: args, rest: args}
 	}
-	p := &shParsed{ops: make([]sword, 0, len(args))}
+	p := &shParsed{ops: make([]sword, 0, len(args)), opts: make([]shOpt, 0, min(nopt, 16))}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val
@@ -194,10 +197,20 @@ func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	}
 	noFollow := k == Delete || k == Create || k == Move
 	e := Effect{Kind: k, Program: c.prog, Path: c.r.path(w.val, noFollow), Recursive: w.tree}
-	if fn != nil {
-		fn(&e)
+	s := c.r.s
+	if fn == nil || s.full || len(s.out) >= MaxEffects-1 {
+		s.add(e)
+		return
 	}
-	c.r.s.add(e)
+	// fn edits the effect in place in the list: handing it &e would move e
+	// (288 bytes) to the heap for every file effect. What add does to e
+	// (Via) it does here after fn, as add would.
+	s.out = append(s.out, e)
+	p := &s.out[len(s.out)-1]
+	fn(p)
+	if p.Via == "" {
+		p.Via = s.via
+	}
 }
 
 func (c *shCall) files(k Kind, ws []sword, rec bool) {
@@ -210,8 +223,12 @@ func (c *shCall) files(k Kind, ws []sword, rec bool) {
 // and writes something derived (grep, sort, ...): not known, but it
 // carries where the data came from.
 func (c *shCall) filter(from ...string) *shStream {
-	f := append([]string(nil), from...)
-	f = append(f, c.in.reads()...)
+	reads := c.in.reads()
+	var f []string
+	if n := len(from) + len(reads); n > 0 {
+		f = make([]string, 0, n)
+		f = append(append(f, from...), reads...)
+	}
 	return &shStream{kind: sOutput, prog: c.prog, from: f}
 }
 
