@@ -24,14 +24,14 @@ func shLangOf(prog string) string {
 			return "sh"
 		}
 	}
-	if m := shInterpreterRE.FindStringSubmatch(prog); m != nil {
-		switch m[1] {
+	if m := shInterpreter(prog); m != "" {
+		switch m {
 		case "python", "pypy":
 			return "python"
 		case "node", "nodejs", "deno", "bun":
 			return "node"
 		default:
-			return m[1]
+			return m
 		}
 	}
 	return ""

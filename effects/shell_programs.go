@@ -95,7 +95,28 @@ func init() {
 // shellNames are the programs read as POSIX/bash shells.
 var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "yash", "posh", "fish", "ksh93", "lksh", "oksh", "csh", "tcsh"}
 
-var shInterpreterRE = regexp.MustCompile(`^(python|pypy|node|nodejs|perl|ruby|php|deno|bun)([0-9][0-9.]*)?$`)
+// shInterpreter returns the interpreter family a program's base name
+// names, with or without a version (python3.12 is "python"), or "": the
+// names python, pypy, node, nodejs, perl, ruby, php, deno and bun, then
+// optionally a digit followed by digits and dots. It is the regular
+// expression ^(python|…|bun)([0-9][0-9.]*)?$ written out, for it runs on
+// every program that has no handler of its own.
+func shInterpreter(base string) string {
+	i := 0
+	for i < len(base) && (base[i] < '0' || base[i] > '9') {
+		i++
+	}
+	for j := i; j < len(base); j++ {
+		if (base[j] < '0' || base[j] > '9') && base[j] != '.' {
+			return ""
+		}
+	}
+	switch name := base[:i]; name {
+	case "python", "pypy", "node", "nodejs", "perl", "ruby", "php", "deno", "bun":
+		return name
+	}
+	return ""
+}
 
 // shLookupProgram returns the handler of a base name (python3.12 is
 // python's, mkfs.ext4 has none).
@@ -106,8 +127,8 @@ func shLookupProgram(base string) shHandler {
 	if strings.HasPrefix(base, "mkfs.") {
 		return hMkfs
 	}
-	if m := shInterpreterRE.FindStringSubmatch(base); m != nil {
-		switch m[1] {
+	if m := shInterpreter(base); m != "" {
+		switch m {
 		case "python", "pypy":
 			return hPython
 		case "node", "nodejs", "deno", "bun":
