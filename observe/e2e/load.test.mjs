@@ -110,7 +110,9 @@ test('Approve at 500 events/s: the click is answered within 100 ms and the card 
   assert.match(await page.textContent(card + ' ul.effects'), /program deploy/);
   // The raw event is one click away.
   await page.click(card + ' details.raw summary');
-  assert.match(await page.textContent(card + ' details.raw pre'), /"event_type": "pre_action"/);
+  // The page fills the raw event in on the frame after the click: wait for it.
+  await page.waitForFunction((sel) => /"event_type": "pre_action"/.test((document.querySelector(sel) || {}).textContent || ''),
+    card + ' details.raw pre', { timeout: 5000 });
   await shot(page, 'approval-card', { fullPage: true });
   const t0 = Date.now();
   await page.click(card + ' button.approve');
