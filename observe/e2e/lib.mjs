@@ -61,15 +61,8 @@ principals:
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const serveArgs = ['serve', '--listen', 'unix:' + sock, '--admin', base, '--data-dir', join(dir, 'data'),
-    '--credentials', join(dir, 'creds.yaml'), '--policy', join(dir, 'policy.yaml'), '--log-level', 'error'];
-  // AHP_SERVE_CPUS (e.g. "0") pins the harness to those CPUs with taskset,
-  // so that a measurement can keep the browsers and the load driver (run
-  // the tests under `taskset -c 1`) off the harness's core, as when the
-  // dashboards run on the approvers' own machines.
-  const cpus = process.env.AHP_SERVE_CPUS;
-  const serve = cpus ? spawn('taskset', ['-c', cpus, bin, ...serveArgs], { stdio: 'inherit' })
-    : spawn(bin, serveArgs, { stdio: 'inherit' });
+  const serve = spawn(bin, ['serve', '--listen', 'unix:' + sock, '--admin', base, '--data-dir', join(dir, 'data'),
+    '--credentials', join(dir, 'creds.yaml'), '--policy', join(dir, 'policy.yaml'), '--log-level', 'error'], { stdio: 'inherit' });
   for (let i = 0; ; i++) {
     try { const r = await fetch(base + '/readyz'); if (r.ok && existsSync(sock)) break; } catch {}
     if (i > 200) throw new Error('ahp serve did not become ready');
