@@ -4,34 +4,21 @@
 // in it. Run from .ci/run with the other browser tests.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import http from 'node:http';
-import net from 'node:net';
-import { chromium } from 'playwright-core';
+import { freePort, build, launch, POLICY, results } from './lib.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const results = join(here, 'test-results');
-mkdirSync(results, { recursive: true });
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const APPROVER = 'approver-key-deeplink-0123';
 
 const dir = mkdtempSync(join(tmpdir(), 'ahp-deeplink-'));
 const sock = join(dir, 'ahp.sock');
-let bin = process.env.AHP_BIN;
+let bin;
 let serve, browser, base, hook;
 const bodies = [];
 let arrived = () => {};
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
-  });
-}
 
 function send(args) {
   return new Promise((resolve) => {
@@ -52,10 +39,7 @@ function nextBody(pred) {
 }
 
 before(async () => {
-  if (!bin) {
-    bin = join(dir, 'ahp');
-    execFileSync('go', ['build', '-o', bin, './cmd/ahp'], { cwd: join(here, '..', '..'), stdio: 'inherit' });
-  }
+  bin = build('AHP_BIN', 'ahp', './cmd/ahp', dir);
   hook = http.createServer((req, res) => {
     let data = '';
     req.on('data', (c) => { data += c; });
@@ -70,16 +54,7 @@ principals:
     roles: [approver]
     api_keys: ["${APPROVER}"]
 `, { mode: 0o600 });
-  writeFileSync(join(dir, 'policy.yaml'), `rules:
-  - id: approve-deploy
-    priority: 100
-    target: {event_types: [pre_action]}
-    condition: 'event.command.contains("deploy")'
-    outcome:
-      decision: escalate
-      reason: "deploys need an approval"
-      await_approval: {timeout: 90s, fallback: block, approver_role: approver}
-`);
+  writeFileSync(join(dir, 'policy.yaml'), POLICY);
   writeFileSync(join(dir, 'ahp.yaml'), `data_dir: ${join(dir, 'data')}
 listen: ["unix:${sock}"]
 admin: ${base}
@@ -97,8 +72,7 @@ notifications:
     try { const r = await fetch(base + '/readyz'); if (r.ok && existsSync(sock)) break; } catch {}
     await new Promise((r) => setTimeout(r, 100));
   }
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu',
-    '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launch();
 });
 
 after(async () => {

@@ -17,7 +17,7 @@ export const APPROVER = 'approver-key-0123456789';
 export const OBSERVER = 'observer-key-0123456789';
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer();
     s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
@@ -25,7 +25,7 @@ function freePort() {
 }
 
 // build returns the path of a binary built from pkg (or env's when set).
-function build(envName, name, pkg, dir) {
+export function build(envName, name, pkg, dir) {
   if (process.env[envName]) return process.env[envName];
   const out = join(dir, name);
   execFileSync('go', ['build', '-o', out, pkg], { cwd: repo, stdio: 'inherit' });
