@@ -3,85 +3,23 @@
 // Run from .ci/run, or: AHP_BIN=/path/to/ahp npm test (in observe/e2e).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import net from 'node:net';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { startHarness, launch, results, APPROVER, OBSERVER } from './lib.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const results = join(here, 'test-results');
-mkdirSync(results, { recursive: true });
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const APPROVER = 'approver-key-0123456789';
-const OBSERVER = 'observer-key-0123456789';
-
-const dir = mkdtempSync(join(tmpdir(), 'ahp-dashboard-'));
-const sock = join(dir, 'ahp.sock');
-let bin = process.env.AHP_BIN;
-let serve, browser, base;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
-  });
-}
+let h, browser, base, dir;
 
 // send runs `ahp send` and resolves with its exit code.
-function send(args) {
-  return new Promise((resolve) => {
-    const p = spawn(bin, ['send', '--connect', 'unix:' + sock, '--timeout', '90s', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    p.on('exit', (code) => resolve(code));
-  });
-}
-
-async function waitReady(url) {
-  for (let i = 0; i < 200; i++) {
-    try { const r = await fetch(url + '/readyz'); if (r.ok && existsSync(sock)) return; } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('ahp serve did not become ready');
-}
+const send = (args) => h.send(args);
 
 before(async () => {
-  if (!bin) {
-    bin = join(dir, 'ahp');
-    execFileSync('go', ['build', '-o', bin, './cmd/ahp'], { cwd: join(here, '..', '..'), stdio: 'inherit' });
-  }
-  writeFileSync(join(dir, 'creds.yaml'), `version: 1
-principals:
-  - id: alice
-    roles: [approver]
-    api_keys: ["${APPROVER}"]
-  - id: watcher
-    roles: [observer]
-    api_keys: ["${OBSERVER}"]
-`, { mode: 0o600 });
-  writeFileSync(join(dir, 'policy.yaml'), `rules:
-  - id: approve-deploy
-    priority: 100
-    target: {event_types: [pre_action]}
-    condition: 'event.command.contains("deploy")'
-    outcome:
-      decision: escalate
-      reason: "deploys need an approval"
-      await_approval: {timeout: 90s, fallback: block, approver_role: approver}
-`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  serve = spawn(bin, ['serve', '--listen', 'unix:' + sock, '--admin', base, '--data-dir', join(dir, 'data'),
-    '--credentials', join(dir, 'creds.yaml'), '--policy', join(dir, 'policy.yaml'), '--log-level', 'error'], { stdio: 'inherit' });
-  await waitReady(base);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu',
-    '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  h = await startHarness();
+  ({ base, dir } = h);
+  browser = await launch();
 });
 
 after(async () => {
   if (browser) await browser.close();
-  if (serve) serve.kill('SIGINT');
+  if (h) h.stop();
 });
 
 async function login(page, key) {
