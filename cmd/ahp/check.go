@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ahp-go/ahp/config"
+	"github.com/ahp-go/ahp/notify"
 	"github.com/ahp-go/ahp/policy"
 	"github.com/ahp-go/ahp/protocol"
 )
@@ -35,7 +36,9 @@ Test files (files with a top-level "cases" list) found in a directory are
 skipped; run them with "ahp test".
 
 With --config, the configuration file of ahp serve is checked too: every
-setting, and its redaction section (field paths and detector patterns).`,
+setting, its redaction section (field paths and detector patterns), and
+each notification sink's url_file or url_env (read from this machine and
+this environment, as ahp serve would read them).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && configFile == "" {
 				return fmt.Errorf("requires at least 1 policy file, or --config")
@@ -47,6 +50,12 @@ setting, and its redaction section (field paths and detector patterns).`,
 				c, err := config.Load(configFile)
 				if err != nil {
 					return exitWith(1, err.Error())
+				}
+				// Resolve each sink's url_file / url_env as serve will, so a
+				// missing file or unset variable is found here, not at start-up.
+				// The errors name the sink, file or variable, never the URL.
+				if _, err := notify.SinksFromConfig(c.Notifications, nil); err != nil {
+					return exitWith(1, configFile+": "+err.Error())
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "OK: configuration %s (redaction: %d field paths, %d patterns; notifications: %d sinks)\n",
 					configFile, len(c.Redaction.Fields), len(c.Redaction.Patterns), len(c.Notifications.Sinks))

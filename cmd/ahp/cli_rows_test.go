@@ -229,3 +229,37 @@ func TestDoctorAdminOff(t *testing.T) {
 		t.Fatalf("admin off reported as listening:\n%s", out.String())
 	}
 }
+
+// ahp check --config reads each notification sink's url_file and url_env
+// as ahp serve will: a missing file or an unset variable fails the check,
+// naming the sink and the file or variable but never the URL.
+func TestCheckConfigNotificationURLSources(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	secret := "https://hooks.example.com/services/T000/B000/s3cr3tpart"
+	urlFile := write("hook.url", secret+"\n")
+	t.Setenv("AHP_TEST_HOOK_URL", secret)
+	good := write("good.yaml", "notifications:\n  sinks:\n    - {name: a, format: json, url_file: "+urlFile+"}\n    - {name: b, format: slack, url_env: AHP_TEST_HOOK_URL}\n")
+	if out, err := runAhp(t, "check", "--config", good); err != nil || !strings.Contains(out, "notifications: 2 sinks") {
+		t.Fatalf("good sinks: %q %v", out, err)
+	}
+	for body, want := range map[string]string{
+		"notifications:\n  sinks:\n    - {name: a, format: json, url_file: " + filepath.Join(dir, "missing.url") + "}\n": "sink a: url_file:",
+		"notifications:\n  sinks:\n    - {name: b, format: slack, url_env: AHP_TEST_HOOK_UNSET}\n":                       "environment variable AHP_TEST_HOOK_UNSET is not set",
+		"notifications:\n  sinks:\n    - {name: c, format: json, url_file: " + write("empty.url", "\n") + "}\n":          "sink c: url_file " + filepath.Join(dir, "empty.url") + " is empty",
+	} {
+		_, err := runAhp(t, "check", "--config", write("bad.yaml", body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("the error shows the URL: %v", err)
+		}
+	}
+}
