@@ -22,7 +22,7 @@ func init() {
 		"cp": hCopy, "mv": hMove, "install": hInstall, "ln": hLn, "link": hLn,
 		"mkdir": hCreateOps, "touch": hTouch, "mkfifo": hCreateOps, "mknod": hMknod,
 		"truncate": hTruncate, "tee": hTee, "dd": hDd,
-		"mkfs": hMkfs, "mke2fs": hMkfs, "mkswap": hMkfs, "wipefs": hMkfs, "mkdosfs": hMkfs, "mkntfs": hMkfs,
+		"mkfs": hMkfs, "mke2fs": hMkfs, "mkswap": hMkfs, "wipefs": hWipefs, "mkdosfs": hMkfs, "mkntfs": hMkfs,
 		"sed": hSed, "chmod": hChmod, "chown": hChown, "chgrp": hChown,
 		"setfacl": hSetfacl, "setcap": hSetcap, "chattr": hChattr,
 		"tar": hTar, "zip": hZip, "unzip": hUnzip, "7z": h7z, "7za": h7z,
@@ -416,7 +416,7 @@ func busyboxHttpd(c *shCall) {
 // counts as one more operand.
 var mkfsOpts = shOpts("-L --label -t --type -T -U --uuid -E -O -b -N -m -i -I -l -d -C -G -g -o -M")
 
-// hMkfs reads mkfs, mkfs.TYPE, mke2fs, mkswap and wipefs: each operand is
+// hMkfs reads mkfs, mkfs.TYPE, mke2fs and mkswap: each operand is
 // written (a device, or an image file; the source directory of
 // mkfs.erofs or mkfs.cramfs is counted too, which errs on the side of a
 // write), so the rules see which device or file is overwritten.

@@ -1,6 +1,10 @@
 package policy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ahp-go/ahp/protocol"
+)
 
 func TestApprovalsPackOverEffects(t *testing.T) {
 	const p = "approvals."
@@ -51,4 +55,31 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 		cases = append(cases, packCase{"allow " + cmd, in(bash(cmd)), ""})
 	}
 	runPackCases(t, only("approvals"), cases)
+}
+
+// TestApprovalsPackOffByDefault: the default packs let a terraform apply,
+// a forced push and a publish through; one option turns the pack on and
+// each is held again.
+func TestApprovalsPackOffByDefault(t *testing.T) {
+	cmds := map[string]string{
+		"terraform apply":              "approvals.infrastructure_change",
+		"git push --force origin main": "approvals.git_history",
+		"npm publish":                  "approvals.publish",
+	}
+	def, err := Compile(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, err := Compile(Options{Packs: map[string]bool{"approvals": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, rule := range cmds {
+		if r := def.Evaluate(in(bash(cmd))); r.Matched {
+			t.Errorf("%s: the default packs matched %s", cmd, r.RuleID)
+		}
+		if r := on.Evaluate(in(bash(cmd))); r.RuleID != rule || r.Decision.Kind != protocol.DecisionEscalate {
+			t.Errorf("%s with approvals on: %s %s, want escalate by %s", cmd, r.Decision.Kind, r.RuleID, rule)
+		}
+	}
 }

@@ -15,7 +15,8 @@ func inCwd(cmd string) *Input {
 }
 
 // TestEffectPacksExamples: every example docs/policy.md gives for the packs
-// over event.effects decides as the page says, with every default pack on.
+// over event.effects decides as the page says, with every default pack on
+// and approvals (off by default) turned on.
 func TestEffectPacksExamples(t *testing.T) {
 	stopped := map[string]string{
 		// destructive_shell
@@ -228,6 +229,6 @@ for i in range(4):
 	for _, cmd := range allowed {
 		cases = append(cases, packCase{"allow " + cmd, inCwd(cmd), ""})
 	}
-	opts := Options{Agent: effects.Context{Home: "/home/ann"}}
+	opts := Options{Agent: effects.Context{Home: "/home/ann"}, Packs: map[string]bool{"approvals": true}}
 	runPackCases(t, opts, cases)
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/ahp-go/ahp/store"
 )
 
-// TestApprovalShowsEffects: an action held by the default approvals pack
-// is listed by the admin API with what it does (its effects), so that an
+// TestApprovalShowsEffects: an action held by the approvals pack (turned
+// on here) is listed by the admin API with what it does (its effects), so that an
 // approver (ahp approvals show, the dashboard) sees more than the words.
 func TestApprovalShowsEffects(t *testing.T) {
 	dir := t.TempDir()
@@ -27,6 +27,7 @@ func TestApprovalShowsEffects(t *testing.T) {
 	c.Listen = []string{"unix:" + filepath.Join(dir, "h.sock")}
 	c.Admin = "http://127.0.0.1:0"
 	c.Approvals.Timeout = config.Duration(time.Minute)
+	c.Policy.Packs = map[string]bool{"approvals": true}
 	r := start(t, c, service.Options{})
 	agent := dial(t, "unix:"+filepath.Join(dir, "h.sock"), client.Options{SessionID: "s-infra", Timeout: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -127,7 +127,9 @@ func TestNotificationsEndToEnd(t *testing.T) {
 	c := testConfig(t)
 	dir := filepath.Dir(c.DataDir)
 	c.Admin = "http://127.0.0.1:0"
-	c.Policy.Packs = map[string]bool{"secrets": false} // the command's token must reach the approval, redacted
+	// The command's token must reach the approval, redacted; approvals (off
+	// by default) holds the terraform apply.
+	c.Policy.Packs = map[string]bool{"secrets": false, "approvals": true}
 	pol := filepath.Join(dir, "deploy.yaml")
 	writeFile(t, pol, deployPolicy)
 	c.Policy.Files = []string{pol}

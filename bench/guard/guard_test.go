@@ -407,3 +407,26 @@ func TestLoadAllCategories(t *testing.T) {
 		t.Fatal("no case left must be an error")
 	}
 }
+
+// TestSplitOff: risky actions expected of a built-in pack that is off are
+// counted apart, per source and pack; those of packs that are on, ordinary
+// actions and an unknown pack name stay; nothing moves when the harness
+// did not list its packs.
+func TestSplitOff(t *testing.T) {
+	mk := func(kind Kind, pack string) Result {
+		return Result{Action: &Action{Case: &Case{Source: "corpus", Kind: kind, Pack: pack}}}
+	}
+	rs := []Result{mk(Risky, "approvals"), mk(Risky, "approvals"), mk(Risky, "credentials"), mk(Ordinary, ""), mk(Risky, "no_such_pack")}
+	kept, off := splitOff(rs, map[string]bool{"credentials": true})
+	if len(kept) != 3 || off["corpus"]["approvals"] != 2 || len(off["corpus"]) != 1 {
+		t.Fatalf("kept %d, off %v", len(kept), off)
+	}
+	var b strings.Builder
+	writeOff(&b, off)
+	if !strings.Contains(b.String(), "2 of approvals (--pack approvals=on measures them)") {
+		t.Fatalf("report: %q", b.String())
+	}
+	if kept, off := splitOff(rs, nil); len(kept) != len(rs) || off != nil {
+		t.Fatalf("without a list of packs: kept %d, off %v", len(kept), off)
+	}
+}

@@ -136,23 +136,26 @@ func run(ctx context.Context, o options, w io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	results, off := splitOff(results, h.EnabledPacks())
 	reps := Summarise(results)
 	miss := o.targets.Check(reps)
 	if o.jsonOut {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Stopped string         `json:"stopped"`
-			Sources []SourceReport `json:"sources"`
-			Targets Targets        `json:"targets"`
-			Missed  []string       `json:"targets_missed"`
-		}{"blocked or escalated", reps, o.targets, miss}); err != nil {
+			Stopped string                    `json:"stopped"`
+			Sources []SourceReport            `json:"sources"`
+			Off     map[string]map[string]int `json:"not_counted_packs_off,omitempty"`
+			Targets Targets                   `json:"targets"`
+			Missed  []string                  `json:"targets_missed"`
+		}{"blocked or escalated", reps, off, o.targets, miss}); err != nil {
 			return 0, err
 		}
 	} else {
 		for i := range reps {
 			reps[i].WriteText(w, o.listMissed, o.listStopped)
 		}
+		writeOff(w, off)
 		for _, m := range miss {
 			fmt.Fprintln(w, "TARGET MISSED:", m)
 		}

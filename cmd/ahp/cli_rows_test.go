@@ -193,7 +193,7 @@ func TestPrintConfigShowsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"    approvals: true\n", "    destructive_shell: true\n", "    filesystem_scope: false\n", "    budgets: false\n", "  max_age: 90d\n", "  retention: 30d\n"} {
+	for _, want := range []string{"    approvals: false\n", "    destructive_shell: true\n", "    filesystem_scope: false\n", "    budgets: false\n", "  max_age: 90d\n", "  retention: 30d\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--print-config lacks %q:\n%s", want, out)
 		}

@@ -25,9 +25,9 @@ func freePort(t *testing.T) int {
 }
 
 // The issue's tour with no configuration file: rm -rf / is blocked, a
-// private key in a prompt is blocked, an operation of the approvals pack
-// waits until ahp approvals approve releases it, and ahp audit query shows
-// all of it.
+// private key in a prompt is blocked, a cluster deletion passes (the
+// approvals pack is off by default), a package removal waits until ahp
+// approvals approve releases it, and ahp audit query shows all of it.
 func TestServeWithNoConfig(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir() // the project the harness is started in
@@ -85,14 +85,19 @@ func TestServeWithNoConfig(t *testing.T) {
 		t.Fatalf("private key: %d %s", code, out)
 	}
 
-	// An escalation that waits for a human.
+	// The approvals pack is off by default: a cluster deletion is allowed.
+	if out, code := run("send", "--connect", connect, "pre_action", `{"tool_name":"bash","arguments":{"command":"kubectl delete namespace staging"}}`); code != 0 {
+		t.Fatalf("kubectl delete with the default packs: %d %s", code, out)
+	}
+
+	// An escalation that waits for a human (the README's: a default pack's).
 	type sent struct {
 		out  string
 		code int
 	}
 	waiting := make(chan sent, 1)
 	go func() {
-		out, code := run("send", "--connect", connect, "--timeout", "60s", "pre_action", `{"tool_name":"bash","arguments":{"command":"kubectl delete namespace staging"}}`)
+		out, code := run("send", "--connect", connect, "--timeout", "60s", "pre_action", `{"tool_name":"bash","arguments":{"command":"sudo apt-get remove nginx"}}`)
 		waiting <- sent{out, code}
 	}()
 	var id string
@@ -109,7 +114,7 @@ func TestServeWithNoConfig(t *testing.T) {
 			return false
 		}
 		id = a.ID
-		return a.RuleID == "approvals.cluster_delete"
+		return a.RuleID == "system_integrity.package_manager"
 	})
 	select {
 	case s := <-waiting:
@@ -118,7 +123,7 @@ func TestServeWithNoConfig(t *testing.T) {
 	}
 	// The approver reads the whole event before answering.
 	if out, code := run("approvals", "show", id, "--admin", admin); code != 0 ||
-		!strings.Contains(out, `"command": "kubectl delete namespace staging"`) || !strings.Contains(out, `"status": "pending"`) {
+		!strings.Contains(out, `"command": "sudo apt-get remove nginx"`) || !strings.Contains(out, `"status": "pending"`) {
 		t.Fatalf("approvals show: %d %s", code, out)
 	}
 	if out, code := run("approvals", "approve", id, "--reason", "cleanup ticket 9", "--admin", admin); code != 0 || !strings.Contains(out, "approved") {
@@ -139,7 +144,7 @@ func TestServeWithNoConfig(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("audit query: %d %s", code, out)
 	}
-	for _, want := range []string{"destructive_shell.rm_root_or_home", "secrets.", "approvals.cluster_delete", "local-admin"} {
+	for _, want := range []string{"destructive_shell.rm_root_or_home", "secrets.", "system_integrity.package_manager", "local-admin"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("audit query lacks %q:\n%s", want, out)
 		}

@@ -82,6 +82,7 @@ func TestRedactionEndToEnd(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("data_dir: "+data+"\ndescriptor: "+desc+`
 redaction:
   fields: [arguments.password]
+policy: {packs: {approvals: true}}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -324,12 +325,13 @@ redaction:
 		t.Errorf("slack token marker appears %d times, want 2 (arguments and metadata)", n)
 	}
 
-	// Replay: the redacted records decide as they did live.
+	// Replay: the redacted records decide as they did live (same packs: the
+	// configuration turns approvals on).
 	empty := filepath.Join(dir, "empty.yaml")
 	if err := os.WriteFile(empty, []byte("rules: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "replay", "--data-dir", data, "--policy", empty, "--strict", "--fail-on-change").CombinedOutput()
+	out, err := exec.Command(bin, "replay", "--config", cfg, "--data-dir", data, "--policy", empty, "--strict", "--fail-on-change").CombinedOutput()
 	if err != nil {
 		t.Errorf("replay of the redacted records changed decisions: %v\n%s", err, out)
 	}

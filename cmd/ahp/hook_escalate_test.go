@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,8 +14,8 @@ import (
 )
 
 // escalatingInput is a tool's PreToolUse / BeforeTool stdin for
-// "terraform apply", which the default approvals pack holds for a human
-// (await_approval, 10 minutes). mode is Claude Code's or Codex's
+// "terraform apply", which the approvals pack (turned on with
+// approvalsConfig) holds for a human (await_approval, 10 minutes). mode is Claude Code's or Codex's
 // permission_mode; Gemini CLI sends none.
 func escalatingInput(tool, session, mode string) string {
 	switch tool {
@@ -26,13 +27,24 @@ func escalatingInput(tool, session, mode string) string {
 	return `{"session_id":"` + session + `","transcript_path":"/t.json","cwd":"/work","hook_event_name":"BeforeTool","timestamp":"2026-11-23T10:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"terraform apply","description":"apply"}}`
 }
 
+// approvalsConfig writes a serve configuration that turns on the approvals
+// pack (off by default) and returns its path.
+func approvalsConfig(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "approvals.yaml")
+	if err := os.WriteFile(p, []byte("policy: {packs: {approvals: true}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 type hookCase struct{ tool, mode string }
 
 func (c hookCase) session() string { return "esc-" + c.tool + "-" + c.mode }
 
 // TestHookEscalationPerToolAndMode checks docs/adapters.md's escalate table
-// against a default ahp serve (the approvals pack holds terraform apply
-// for ten minutes) and hooks whose --timeout is far shorter:
+// against an ahp serve with the approvals pack turned on (it holds
+// terraform apply for ten minutes) and hooks whose --timeout is far shorter:
 //   - Claude Code in default, acceptEdits and plan answers "ask" at once
 //     (it used to wait out --timeout and fail closed, "timed out waiting
 //     for the harness");
@@ -44,7 +56,7 @@ func TestHookEscalationPerToolAndMode(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	adminURL := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	srv, sock, stderr := startServe(t, bin, dir, "--admin", adminURL)
+	srv, sock, stderr := startServe(t, bin, dir, "--admin", adminURL, "--config", approvalsConfig(t, dir))
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "admin API listening") })
 	addr := "unix:" + sock
