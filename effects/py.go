@@ -1742,7 +1742,7 @@ func pyCreateConn(p *py, q string, a *pyArgs) pyVal {
 
 // pySQLite reads sqlite3.connect(path): the database file is read and
 // written; statements on it are a local file's business, not a shared
-// database's (approvals.database_drop is about those).
+// database's (data_loss.database_drop is about those).
 func pySQLite(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "database")
 	if path, ok := p.pathOf(v, q, a); ok && path != ":memory:" && !strings.HasSuffix(path, "/:memory:") {

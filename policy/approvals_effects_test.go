@@ -10,25 +10,23 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 	const p = "approvals."
 	held := map[string]string{
 		"terraform apply": "infrastructure_change",
-		"/usr/local/bin/terraform apply -auto-approve": "infrastructure_change",
-		`"terraform" apply`:                            "infrastructure_change",
-		"cd infra && tofu -chdir=prod destroy":         "infrastructure_change",
-		"pulumi up --yes":                              "infrastructure_change",
-		"kubectl -n prod delete deploy web":            "cluster_delete",
-		"kubectl drain node-1 --force":                 "cluster_delete",
-		"kubectl drain node-1 --delete-emptydir-data":  "cluster_delete",
-		"aws s3api delete-bucket --bucket b":           "cloud_delete",
-		"az storage container delete -n web":           "cloud_delete",
-		"vgremove vg0":                                 "cloud_delete",
-		"helm uninstall web":                           "cluster_delete",
-		`psql -c "DROP TABLE users"`:                   "database_drop",
-		"psql mydb <<'EOF'\ndrop database prod;\nEOF":  "database_drop",
-		`mysql -e 'truncate table orders'`:             "database_drop",
-		"npm publish":                                  "publish",
-		"/usr/bin/npm publish --access public":         "publish",
-		"cargo publish":                                "publish",
-		"python3 -m twine upload dist/*":               "publish",
-		"gh release create v1.2.0":                     "publish",
+		"/usr/local/bin/terraform apply -auto-approve":  "infrastructure_change",
+		`"terraform" apply`:                             "infrastructure_change",
+		"cd infra && tofu -chdir=prod destroy":          "infrastructure_change",
+		"pulumi up --yes":                               "infrastructure_change",
+		"kubectl -n prod delete deploy web":             "cluster_delete",
+		"kubectl drain node-1 --force":                  "cluster_delete",
+		"kubectl drain node-1 --delete-emptydir-data":   "cluster_delete",
+		"aws s3api delete-bucket --bucket b":            "cloud_delete",
+		"az storage container delete -n web":            "cloud_delete",
+		"vgremove vg0":                                  "cloud_delete",
+		"helm uninstall web":                            "cluster_delete",
+		"git filter-repo --path secrets --invert-paths": "git_history",
+		"npm publish":                                   "publish",
+		"/usr/bin/npm publish --access public":          "publish",
+		"cargo publish":                                 "publish",
+		"python3 -m twine upload dist/*":                "publish",
+		"gh release create v1.2.0":                      "publish",
 	}
 	allowed := []string{
 		"terraform plan",
@@ -58,13 +56,13 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 }
 
 // TestApprovalsPackOffByDefault: the default packs let a terraform apply,
-// a forced push and a publish through; one option turns the pack on and
+// a history rewrite and a publish through; one option turns the pack on and
 // each is held again.
 func TestApprovalsPackOffByDefault(t *testing.T) {
 	cmds := map[string]string{
-		"terraform apply":              "approvals.infrastructure_change",
-		"git push --force origin main": "approvals.git_history",
-		"npm publish":                  "approvals.publish",
+		"terraform apply": "approvals.infrastructure_change",
+		"git filter-branch --tree-filter 'rm -f x' HEAD": "approvals.git_history",
+		"npm publish": "approvals.publish",
 	}
 	def, err := Compile(Options{})
 	if err != nil {
@@ -80,6 +78,46 @@ func TestApprovalsPackOffByDefault(t *testing.T) {
 		}
 		if r := on.Evaluate(in(bash(cmd))); r.RuleID != rule || r.Decision.Kind != protocol.DecisionEscalate {
 			t.Errorf("%s with approvals on: %s %s, want escalate by %s", cmd, r.Decision.Kind, r.RuleID, rule)
+		}
+	}
+}
+
+// TestDataLossPackOnByDefault: database drops and force pushes over shared
+// history are held by the default packs (data_loss), in every spelling,
+// while local databases, reads of the words and safe pushes pass.
+func TestDataLossPackOnByDefault(t *testing.T) {
+	held := map[string]string{
+		`psql -c "DROP TABLE users"`:                       "data_loss.database_drop",
+		"psql mydb <<'EOF'\ndrop database prod;\nEOF":      "data_loss.database_drop",
+		`mysql -e 'truncate table orders'`:                 "data_loss.database_drop",
+		`"redis-cli" -h cache.internal flushall`:           "data_loss.database_drop",
+		`/usr/bin/mongosh prod --eval 'db.dropDatabase()'`: "data_loss.database_drop",
+		"git push --force origin main":                     "data_loss.shared_history",
+		`"git" push -f`:                                    "data_loss.shared_history",
+		"git push origin +main":                            "data_loss.shared_history",
+		"git push --mirror backup":                         "data_loss.shared_history",
+		"git push origin --delete main":                    "data_loss.shared_history",
+		"git push origin :release/1.2":                     "data_loss.shared_history",
+		"sh -c 'git push --force origin main'":             "data_loss.shared_history",
+	}
+	allowed := []string{
+		"git push", "git push origin feature/x", "git push --force-with-lease origin feature/x",
+		"git push origin -d feature/x", `git commit -m "drop table users"`,
+		`grep -rn "DROP TABLE" migrations/`, `psql -h localhost -c "DROP TABLE users"`,
+		"git filter-repo --path secrets --invert-paths",
+	}
+	def, err := Compile(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, rule := range held {
+		if r := def.Evaluate(in(bash(cmd))); r.RuleID != rule || r.Decision.Kind != protocol.DecisionEscalate {
+			t.Errorf("%s: %s %s, want escalate by %s", cmd, r.Decision.Kind, r.RuleID, rule)
+		}
+	}
+	for _, cmd := range allowed {
+		if r := def.Evaluate(in(bash(cmd))); r.Matched && r.Decision.Kind != protocol.DecisionAllow {
+			t.Errorf("%s: %s by %s, want it let through", cmd, r.Decision.Kind, r.RuleID)
 		}
 	}
 }
