@@ -350,7 +350,7 @@ func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) 
 			if rest == "" {
 				return r
 			}
-			return filepath.Join(r, rest)
+			return joinResolved(r, rest)
 		}
 		if cur == "/" {
 			break
@@ -369,6 +369,16 @@ func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) 
 	return filepath.Clean(p)
 }
 
+// joinResolved is filepath.Join(r, rest) for a resolved prefix r and a
+// non-empty rest: one allocation where Join, given "/" and a path, makes
+// three (a joined "//x" that Clean then copies).
+func joinResolved(r, rest string) string {
+	if strings.HasSuffix(r, "/") {
+		return filepath.Clean(r + rest)
+	}
+	return filepath.Clean(r + "/" + rest)
+}
+
 // components splits a clean absolute path into its names ("/" is none).
 func components(p string) []string {
 	p = strings.Trim(p, "/")
@@ -376,6 +386,23 @@ func components(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+// appendComponents appends the names of a clean absolute path to dst, as
+// components splits them.
+func appendComponents(dst []string, p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return dst
+	}
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return append(dst, p)
+		}
+		dst = append(dst, p[:i])
+		p = p[i+1:]
+	}
 }
 
 // linkFS is the view of the file system the effect analysis gets when the

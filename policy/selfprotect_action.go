@@ -100,6 +100,25 @@ type spAction struct {
 	results [spChecks]int8
 }
 
+// maxKeptPaths bounds the path lists a pooled evaluation context keeps
+// for the next evaluation (keep).
+const maxKeptPaths = 64
+
+// keep returns the path lists emptied for reuse, their elements cleared so
+// that they hold nothing of this event; nil for lists grown past
+// maxKeptPaths.
+func (a *spAction) keep() (paths []spPath, raw []string) {
+	if cap(a.paths) <= maxKeptPaths {
+		clear(a.paths)
+		paths = a.paths[:0]
+	}
+	if cap(a.raw) <= maxKeptPaths {
+		clear(a.raw)
+		raw = a.raw[:0]
+	}
+	return paths, raw
+}
+
 // reach records that the analysis reached a limit (the first one counts).
 func (a *spAction) reach(limit string) {
 	if a.limit == "" {
@@ -200,7 +219,16 @@ func readAction(payload ref.Val, g *guard) *spAction {
 	if o != nil && o.sp != nil && o.sp.g == g {
 		return o.sp
 	}
-	a := &spAction{g: g, cwd: g.cwd}
+	var a *spAction
+	if o != nil && o.ev != nil && !o.ev.spUsed {
+		// The evaluation's own: its path lists keep their room from the
+		// evaluations before.
+		o.ev.spUsed = true
+		a = &o.ev.sp
+		*a = spAction{g: g, cwd: g.cwd, paths: a.paths[:0], raw: a.raw[:0]}
+	} else {
+		a = &spAction{g: g, cwd: g.cwd}
+	}
 	if o != nil {
 		if o.ev != nil {
 			a.acts = o.ev.effects()
@@ -320,7 +348,8 @@ func (a *spAction) allPaths() []spPath {
 				}
 			}
 			for _, w := range argvOperands(e.Argv) {
-				for _, c := range wordPaths(w) {
+				cs, n := wordPaths(w)
+				for _, c := range cs[:n] {
 					if p := add(c, effects.Read, false); p != nil {
 						p.argv, p.slash = true, strings.Contains(c, "/")
 						p.raw = rawJoin(expandHomeWith(c, a.g.home), a.cwd)
@@ -433,20 +462,21 @@ func argvOperands(argv []string) []string {
 	return argv[1:]
 }
 
-// wordPaths returns the path candidates in an argv word: the word, and
-// the value of an option or assignment (--file=x, of=x, VAR=x).
-func wordPaths(w string) []string {
+// wordPaths returns the path candidates in an argv word (out[:n]): the
+// word, and the value of an option or assignment (--file=x, of=x, VAR=x).
+func wordPaths(w string) (out [2]string, n int) {
 	if w == "" || strings.Contains(w, "://") || strings.ContainsRune(w, '\n') {
-		return nil
+		return out, 0
 	}
-	var out []string
 	if !strings.HasPrefix(w, "-") {
-		out = append(out, w)
+		out[n] = w
+		n++
 	}
 	if eq := strings.IndexByte(w, '='); eq >= 0 && eq+1 < len(w) {
-		out = append(out, w[eq+1:])
+		out[n] = w[eq+1:]
+		n++
 	}
-	return out
+	return out, n
 }
 
 // findTests are the tests of find that select files by something other
@@ -561,7 +591,8 @@ func (a *spAction) touchesHarnessFiles() bool {
 }
 
 func (a *spAction) hitsProtected(p spPath, abs string) bool {
-	pc := components(abs)
+	var buf [16]string // most paths have fewer names: no allocation
+	pc := appendComponents(buf[:0], abs)
 	if p.find {
 		// A recursive effect on what a find selects by name: a protected
 		// path at or under its root counts when its name, or the name of
