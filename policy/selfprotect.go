@@ -180,7 +180,10 @@ var lastGuard atomic.Pointer[guardCache]
 // guardFor returns the guard of a set's configuration, parsed once per
 // configuration in the common case.
 func guardFor(config ref.Val) *guard {
-	if c := lastGuard.Load(); c != nil && samePointer(c.config, config) {
+	// Only a configuration held by pointer is cached, so the comparison
+	// of the two interfaces is one of dynamic types and pointers (it
+	// cannot panic on an incomparable value): no reflection per call.
+	if c := lastGuard.Load(); c != nil && c.config == config {
 		return c.g
 	}
 	g := parseGuard(config)
@@ -188,12 +191,6 @@ func guardFor(config ref.Val) *guard {
 		lastGuard.Store(&guardCache{config: config, g: g})
 	}
 	return g
-}
-
-func samePointer(a, b ref.Val) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer &&
-		va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
 }
 
 func parseGuard(config ref.Val) *guard {
