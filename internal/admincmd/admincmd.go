@@ -296,19 +296,24 @@ func baseName(w string) string {
 	return w
 }
 
-// isSubSub reports whether w is a second-level subcommand name.
-func isSubSub(w string) bool {
-	if hookAgents[w] {
-		return true
+// subSubs are the second-level subcommand names: hookAgents and every
+// name of shapes, gathered once.
+var subSubs = func() map[string]bool {
+	m := map[string]bool{}
+	for a := range hookAgents {
+		m[a] = true
 	}
 	for _, subs := range shapes {
 		for _, s := range subs {
-			if s == w {
-				return true
-			}
+			m[s] = true
 		}
 	}
-	return false
+	return m
+}()
+
+// isSubSub reports whether w is a second-level subcommand name.
+func isSubSub(w string) bool {
+	return subSubs[w]
 }
 
 // goValueFlags are go run's build flags that take a separate value.
