@@ -9,6 +9,7 @@ import (
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 
 	"github.com/ahp-go/ahp/effects"
 )
@@ -251,12 +252,11 @@ func readAction(payload ref.Val, g *guard) *spAction {
 // compared with the protected paths.
 func (a *spAction) toolContext(payload ref.Val) {
 	hs, n := holders(payload)
+	var vals [16]ref.Val
 	for _, m := range hs[:n] {
-		for _, k := range cwdKeys {
-			if v, ok := m.Find(k); ok {
-				if s, ok := v.(types.String); ok && s != "" {
-					a.cwd = absAgainst(expandHomeWith(string(s), a.g.home), a.cwd)
-				}
+		for _, v := range findKeys(m, cwdKeys, cwdKeyIndex, vals[:0]) {
+			if s, ok := v.(types.String); ok && s != "" {
+				a.cwd = absAgainst(expandHomeWith(string(s), a.g.home), a.cwd)
 			}
 		}
 	}
@@ -264,16 +264,55 @@ func (a *spAction) toolContext(payload ref.Val) {
 		if i == 0 && n > 1 {
 			continue // top-level keys describe the call, not its paths
 		}
-		for _, k := range fileKeys {
-			if v, ok := m.Find(k); ok {
-				for _, s := range stringsOf(v) {
-					if r := rawJoin(expandHomeWith(strings.TrimSpace(s), a.g.home), a.cwd); r != "" {
-						a.raw = append(a.raw, r)
-					}
+		for _, v := range findKeys(m, fileKeys, fileKeyIndex, vals[:0]) {
+			for _, s := range stringsOf(v) {
+				if r := rawJoin(expandHomeWith(strings.TrimSpace(s), a.g.home), a.cwd); r != "" {
+					a.raw = append(a.raw, r)
 				}
 			}
 		}
 	}
+}
+
+// cwdKeyIndex and fileKeyIndex give the position of each of cwdKeys and
+// fileKeys (findKeys).
+var cwdKeyIndex, fileKeyIndex = keyIndex(cwdKeys), keyIndex(fileKeys)
+
+func keyIndex(ks []ref.Val) map[string]int {
+	m := make(map[string]int, len(ks))
+	for i, k := range ks {
+		m[string(k.(types.String))] = i
+	}
+	return m
+}
+
+// findKeys appends to dst the values m.Find gives for each of ks that m
+// holds, in the order of ks. ks are lower case ASCII names (no letter case
+// to fold) and index gives their positions; at most 16 of them. A decoded
+// JSON object whose member names have nothing to fold either is read in
+// one pass over its members (the first member of a name is the one Find
+// gives); any other map is asked key by key.
+func findKeys(m traits.Mapper, ks []ref.Val, index map[string]int, dst []ref.Val) []ref.Val {
+	if o, ok := m.(*jsonObject); ok && len(ks) <= 16 && o.scan() == nil && !o.folds {
+		var found [16]ref.Val
+		for i := range o.members {
+			if k, ok := index[o.members[i].key]; ok && found[k] == nil {
+				found[k] = o.value(i)
+			}
+		}
+		for _, v := range found[:len(ks)] {
+			if v != nil {
+				dst = append(dst, v)
+			}
+		}
+		return dst
+	}
+	for _, k := range ks {
+		if v, ok := m.Find(k); ok {
+			dst = append(dst, v)
+		}
+	}
+	return dst
 }
 
 // rawJoin joins p to dir without cleaning, when p has a ".." name (else
