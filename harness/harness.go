@@ -216,13 +216,16 @@ func (h *Harness) HandleEvent(ctx context.Context, ev *protocol.Event) (protocol
 	se := &sv
 	d := res.Decision
 	var approvalErr string
-	hint := escalationHint(ev.Metadata)
-	if res.Approval != nil && d.Kind == protocol.DecisionEscalate && !hint.AsksUser {
-		lease.release() // a human may take minutes: the session is not held meanwhile
-		d, approvalErr = h.awaitApproval(ctx, se, peer, &res, hint.wait())
-		if lease, err = h.leaseSession(ctx, ev.SessionID); err != nil {
-			lease = nil
-			d, approvalErr = protocol.Block("harness could not update the session's shared counters; failing closed"), "session state: "+err.Error()
+	// The agent's escalation hint (metadata.escalation) is read only for
+	// an escalation: decoding the metadata costs a JSON decode per event.
+	if res.Approval != nil && d.Kind == protocol.DecisionEscalate {
+		if hint := escalationHint(ev.Metadata); !hint.AsksUser {
+			lease.release() // a human may take minutes: the session is not held meanwhile
+			d, approvalErr = h.awaitApproval(ctx, se, peer, &res, hint.wait())
+			if lease, err = h.leaseSession(ctx, ev.SessionID); err != nil {
+				lease = nil
+				d, approvalErr = protocol.Block("harness could not update the session's shared counters; failing closed"), "session state: "+err.Error()
+			}
 		}
 	}
 	h.sessions.Observe(ev, d.Kind)

@@ -35,8 +35,11 @@ type rule struct {
 	// need is what the action's effects must hold for the condition to
 	// be true (conditionNeed), nil when it cannot tell; kinds are the
 	// effect kinds of which it needs one, 0 when any kind may do.
-	need   condNeed
-	kinds  kindMask
+	need  condNeed
+	kinds kindMask
+	// limit: the condition can only be true when the self_protection
+	// analysis of the event reached a limit (needsLimit).
+	limit  bool
 	modify cel.Program // modify outcomes only
 
 	decision protocol.Decision // the outcome, with reason and metadata
@@ -200,6 +203,7 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, params map[string]an
 		r.cond, ok = compileExpr(env, s, s.condition, "condition", true, ps)
 		r.need = conditionNeed(s.condAST, params)
 		r.kinds = r.need.kinds()
+		r.limit = needsLimit(s.condAST)
 	}
 	if s.outcome.modified != nil {
 		var mok bool

@@ -122,7 +122,11 @@ func appendString(b []byte, s string) []byte {
 
 // toNative converts a CEL value into plain Go values (map[string]any,
 // []any, string, int64, uint64, float64, bool, nil).
-func toNative(v ref.Val, depth int) (any, error) {
+func toNative(v ref.Val, depth int) (any, error) { return toNativeIn(v, depth, nil) }
+
+// toNativeIn is toNative taking the maps of JSON objects from maps (nil:
+// new maps).
+func toNativeIn(v ref.Val, depth int, maps *nativeMaps) (any, error) {
 	if depth > maxDepth {
 		return nil, errTooDeep
 	}
@@ -131,9 +135,9 @@ func toNative(v ref.Val, depth int) (any, error) {
 		if err := x.scan(); err != nil {
 			return nil, fmt.Errorf("%v", err)
 		}
-		out := make(map[string]any, len(x.members))
+		out := maps.get(len(x.members))
 		for i := range x.members {
-			n, err := toNative(x.value(i), depth+1)
+			n, err := toNativeIn(x.value(i), depth+1, maps)
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +180,7 @@ func toNative(v ref.Val, depth int) (any, error) {
 		size, _ := x.Size().(types.Int)
 		out := make([]any, 0, int(size))
 		for i := types.Int(0); i < size; i++ {
-			n, err := toNative(x.Get(i), depth+1)
+			n, err := toNativeIn(x.Get(i), depth+1, maps)
 			if err != nil {
 				return nil, err
 			}
@@ -185,6 +189,56 @@ func toNative(v ref.Val, depth int) (any, error) {
 		return out, nil
 	}
 	return v.Value(), nil
+}
+
+// nativeMaps lends the maps toNativeIn builds for JSON objects and takes
+// them back, emptied, once their reader is done with them (recycle): the
+// effect analysis reads every event's payload as plain maps, and an
+// evaluation context keeps a few for the next event instead of making
+// them anew. A nil *nativeMaps makes new maps.
+type nativeMaps struct {
+	free []map[string]any // emptied, ready to lend
+	lent []map[string]any // lent since the last recycle
+}
+
+// Bounds on what nativeMaps keeps: maps of a few keys (a cleared map
+// keeps its room, so a large one is let go), a few of them.
+const (
+	maxKeptMaps   = 8
+	maxKeptMapLen = 16
+)
+
+// get returns an empty map for n keys.
+func (p *nativeMaps) get(n int) map[string]any {
+	if p == nil {
+		return make(map[string]any, n)
+	}
+	var m map[string]any
+	if k := len(p.free); k > 0 && n <= maxKeptMapLen {
+		m = p.free[k-1]
+		p.free[k-1] = nil
+		p.free = p.free[:k-1]
+	} else {
+		m = make(map[string]any, n)
+	}
+	p.lent = append(p.lent, m)
+	return m
+}
+
+// recycle takes back every map lent since the last call, emptied. The
+// caller must hold none of them (nor any reader it gave them to).
+func (p *nativeMaps) recycle() {
+	if p == nil {
+		return
+	}
+	for _, m := range p.lent {
+		if len(m) <= maxKeptMapLen && len(p.free) < maxKeptMaps {
+			clear(m)
+			p.free = append(p.free, m)
+		}
+	}
+	clear(p.lent)
+	p.lent = p.lent[:0]
 }
 
 // nativeToVal converts decoded YAML or JSON values into immutable CEL values

@@ -156,7 +156,7 @@ func (effectAdapter) NativeToValue(v any) ref.Val {
 func (c *evalCtx) effects() []effects.Effect {
 	if !c.effectsRead {
 		c.effectsRead = true
-		c.acts = payloadEffectsInto(c.actsBuf, c.payloadVal(), c.set.agent)
+		c.acts = payloadEffectsInto(c.actsBuf, c.payloadVal(), c.set.agent, &c.maps)
 		if cap(c.acts) <= maxKeptEffects {
 			c.actsBuf = c.acts[:0]
 		}
@@ -184,7 +184,7 @@ func (c *evalCtx) kindMask() kindMask {
 // its effects. A payload that is not an object has none; one that cannot be
 // converted (too deep) is one Unknown effect.
 func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
-	return payloadEffectsInto(nil, payload, agent)
+	return payloadEffectsInto(nil, payload, agent, nil)
 }
 
 // maxKeptEffects bounds the effect buffer a pooled evaluation context keeps
@@ -192,13 +192,16 @@ func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
 const maxKeptEffects = 256
 
 // payloadEffectsInto is payloadEffects reusing buf's array (see
-// effects.PayloadInto).
-func payloadEffectsInto(buf []effects.Effect, payload ref.Val, agent effects.Context) []effects.Effect {
+// effects.PayloadInto) and the maps of maps (nil: new maps). The effects
+// package keeps nothing of the payload it is given but strings (an Effect
+// holds no map), so the maps are taken back when it returns.
+func payloadEffectsInto(buf []effects.Effect, payload ref.Val, agent effects.Context, maps *nativeMaps) []effects.Effect {
 	obj, ok := payload.(*jsonObject)
 	if !ok {
 		return nil
 	}
-	native, err := toNative(obj, 0)
+	defer maps.recycle()
+	native, err := toNativeIn(obj, 0, maps)
 	if err != nil {
 		return []effects.Effect{{Kind: effects.Unknown, Limit: true, Reason: "payload: " + err.Error()}}
 	}

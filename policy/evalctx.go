@@ -39,6 +39,14 @@ type evalCtx struct {
 	facts     []effectFacts
 	wordBuf   []uint64
 	factsRead bool
+	// sp is what the self_protection functions read of the event
+	// (readAction), kept here so that its lists keep their room across
+	// evaluations; spUsed says it holds this evaluation's reading.
+	sp     spAction
+	spUsed bool
+	// maps are the payload maps lent to the effect analysis, kept across
+	// evaluations (payloadEffectsInto).
+	maps nativeMaps
 }
 
 var ctxPool = sync.Pool{New: func() any { return new(evalCtx) }}
@@ -52,8 +60,12 @@ func (c *evalCtx) release() {
 		o.ev, o.sp = nil, nil
 	}
 	bits, facts, words, acts := c.bits[:0], c.facts[:0], c.wordBuf[:0], c.actsBuf[:0]
+	paths, raw := c.sp.keep()
+	maps := c.maps
 	*c = evalCtx{}
 	c.bits, c.facts, c.wordBuf, c.actsBuf = bits, facts, words, acts
+	c.sp.paths, c.sp.raw = paths, raw
+	c.maps = maps
 	ctxPool.Put(c)
 }
 

@@ -48,8 +48,15 @@ func cleanRoot(r string) string {
 	return path.Clean(r)
 }
 
+// hasDotDot reports whether a name of the slash-separated path p is "..".
 func hasDotDot(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
+	for p != "" {
+		seg := p
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			seg, p = p[:i], p[i+1:]
+		} else {
+			p = ""
+		}
 		if seg == ".." {
 			return true
 		}

@@ -64,6 +64,7 @@ type condNeed []needTerm
 type needTerm struct {
 	kinds kindMask
 	progs []*effectNeed
+	mask  bitset // the numbers of progs in the set's needIndex (buildNeeds)
 }
 
 // kinds returns the kinds of which the need needs one, or 0 when a term
@@ -113,6 +114,7 @@ type effectNeed struct {
 
 	nameBits, wordBits bitset // names and words, numbered by the set's needIndex
 	reIDs              []int  // res, numbered by the set's needIndex
+	idx                int    // this need's number in the set's needIndex
 }
 
 // needReader reads the needs of a condition: v.kind == "x", v.kind in

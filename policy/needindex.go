@@ -3,10 +3,12 @@ package policy
 import "regexp"
 
 // The needs of a set's rules (kindfilter.go) name programs, argument words
-// and program patterns. needIndex numbers them, so that one evaluation
-// looks each effect's program and words up once (effectFacts) and each
-// rule's need is then a few bit tests, not a map lookup per argument word
-// per rule.
+// and program patterns. needIndex numbers them, and numbers every distinct
+// effectNeed too: one evaluation then reads, once per effect, the set of
+// effectNeeds the effect meets (its program's name, its argument words and
+// the patterns its program matches, each looked up once), and a rule's
+// need is a few word operations per term on that set (is every effectNeed
+// of the term in it?), not a walk through the need's own structures.
 
 // bitset is a set of small integers.
 type bitset []uint64
@@ -24,25 +26,41 @@ func (b bitset) with(i int) bitset {
 	return b
 }
 
-func (b bitset) intersects(o bitset) bool {
-	n := min(len(b), len(o))
-	for i := 0; i < n; i++ {
-		if b[i]&o[i] != 0 {
-			return true
+// within reports whether every element of b is in o.
+func (b bitset) within(o bitset) bool {
+	for i, w := range b {
+		if i >= len(o) {
+			if w != 0 {
+				return false
+			}
+			continue
+		}
+		if w&^o[i] != 0 {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-// needIndex numbers the names, words and patterns of a set's needs.
+// needIndex numbers the names, words and patterns of a set's needs, and
+// the needs themselves.
 type needIndex struct {
 	ids   map[string]int   // program names and argument words
 	res   []*regexp.Regexp // program patterns
 	reIDs map[string]int   // pattern text -> index in res
 	done  map[*effectNeed]bool
+	// needs are the distinct effectNeeds, numbered (effectNeed.idx);
+	// byName[id] lists those a program named id meets, byWord[id] those
+	// an argument word id meets, byRe[r] those a program matching res[r]
+	// meets; width is the words of a set of needs.
+	needs          []*effectNeed
+	byName, byWord [][]int32
+	byRe           [][]int32
+	width          int
 }
 
-// buildNeeds numbers the needs of every rule of the set.
+// buildNeeds numbers the needs of every rule of the set and gives each
+// term of a rule's need the set of its effectNeeds.
 func (s *Set) buildNeeds() {
 	ix := &needIndex{ids: map[string]int{}, reIDs: map[string]int{}, done: map[*effectNeed]bool{}}
 	for _, r := range s.rules {
@@ -53,6 +71,32 @@ func (s *Set) buildNeeds() {
 		}
 	}
 	ix.done = nil
+	ix.width = (len(ix.needs) + 63) / 64
+	ix.byName = make([][]int32, len(ix.ids))
+	ix.byWord = make([][]int32, len(ix.ids))
+	ix.byRe = make([][]int32, len(ix.res))
+	for n, p := range ix.needs {
+		for id := range len(ix.ids) {
+			if p.nameBits.has(id) {
+				ix.byName[id] = append(ix.byName[id], int32(n))
+			}
+			if p.wordBits.has(id) {
+				ix.byWord[id] = append(ix.byWord[id], int32(n))
+			}
+		}
+		for _, r := range p.reIDs {
+			ix.byRe[r] = append(ix.byRe[r], int32(n))
+		}
+	}
+	for _, r := range s.rules {
+		for k := range r.need {
+			t := &r.need[k]
+			t.mask = nil
+			for _, p := range t.progs {
+				t.mask = t.mask.with(p.idx)
+			}
+		}
+	}
 	s.needs = ix
 }
 
@@ -70,6 +114,9 @@ func (ix *needIndex) add(p *effectNeed) {
 		return
 	}
 	ix.done[p] = true
+	p.idx = len(ix.needs)
+	ix.needs = append(ix.needs, p)
+	p.nameBits, p.wordBits, p.reIDs = nil, nil, nil
 	for n := range p.names {
 		p.nameBits = p.nameBits.with(ix.id(n))
 	}
@@ -88,13 +135,9 @@ func (ix *needIndex) add(p *effectNeed) {
 }
 
 // effectFacts is what the needs read of one effect, found once per
-// evaluation: its program's number (-1 when no need names it), the
-// numbers of its argument words, and the patterns its program was matched
-// against so far (reDone) and matched (reHit), the first 64 of them.
+// evaluation: the effectNeeds it meets, numbered by the set's needIndex.
 type effectFacts struct {
-	prog          int
-	words         bitset
-	reDone, reHit uint64
+	met bitset
 }
 
 // readFacts fills c.facts for the action's effects, once.
@@ -105,7 +148,7 @@ func (c *evalCtx) readFacts() {
 	c.factsRead = true
 	c.kindMask()
 	es, ix := c.effects(), c.set.needs
-	width := (len(ix.ids) + 63) / 64
+	width := ix.width
 	if cap(c.facts) < len(es) {
 		c.facts = make([]effectFacts, len(es))
 	}
@@ -117,65 +160,44 @@ func (c *evalCtx) readFacts() {
 		clear(c.wordBuf)
 	}
 	for i := range es {
-		f := &c.facts[i]
-		*f = effectFacts{prog: -1, words: bitset(c.wordBuf[i*width : (i+1)*width : (i+1)*width])}
+		met := bitset(c.wordBuf[i*width : (i+1)*width : (i+1)*width])
+		mark := func(ns []int32) {
+			for _, n := range ns {
+				met[n/64] |= 1 << (uint(n) % 64)
+			}
+		}
 		if id, ok := ix.ids[es[i].Program]; ok {
-			f.prog = id
+			mark(ix.byName[id])
 		}
 		for _, a := range es[i].Argv {
 			if id, ok := ix.ids[a]; ok {
-				f.words[id/64] |= 1 << (uint(id) % 64)
+				mark(ix.byWord[id])
 			}
 		}
+		for r, re := range ix.res {
+			if len(ix.byRe[r]) > 0 && re.MatchString(es[i].Program) {
+				mark(ix.byRe[r])
+			}
+		}
+		c.facts[i] = effectFacts{met: met}
 	}
 }
 
-// meetsAny reports whether an effect of the action meets need.
+// meetsAny reports whether an effect of the action meets need: an effect
+// of one of a term's kinds that meets every effectNeed of the term.
 func (c *evalCtx) meetsAny(need condNeed) bool {
 	c.readFacts()
 	for i := range c.facts {
-		for _, t := range need {
-			if t.kinds != 0 && t.kinds&c.bits[i] == 0 {
+		met, bit := c.facts[i].met, c.bits[i]
+		for k := range need {
+			t := &need[k]
+			if t.kinds != 0 && t.kinds&bit == 0 {
 				continue
 			}
-			ok := true
-			for _, p := range t.progs {
-				if !c.metBy(p, i) {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if t.mask.within(met) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// metBy reports whether effect i passes p.
-func (c *evalCtx) metBy(p *effectNeed, i int) bool {
-	f := &c.facts[i]
-	if p.nameBits.has(f.prog) {
-		return true
-	}
-	for _, id := range p.reIDs {
-		if id >= 64 {
-			if c.set.needs.res[id].MatchString(c.acts[i].Program) {
-				return true
-			}
-			continue
-		}
-		bit := uint64(1) << uint(id)
-		if f.reDone&bit == 0 {
-			f.reDone |= bit
-			if c.set.needs.res[id].MatchString(c.acts[i].Program) {
-				f.reHit |= bit
-			}
-		}
-		if f.reHit&bit != 0 {
-			return true
-		}
-	}
-	return p.wordBits.intersects(f.words)
 }

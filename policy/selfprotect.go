@@ -180,7 +180,10 @@ var lastGuard atomic.Pointer[guardCache]
 // guardFor returns the guard of a set's configuration, parsed once per
 // configuration in the common case.
 func guardFor(config ref.Val) *guard {
-	if c := lastGuard.Load(); c != nil && samePointer(c.config, config) {
+	// Only a configuration held by pointer is cached, so the comparison
+	// of the two interfaces is one of dynamic types and pointers (it
+	// cannot panic on an incomparable value): no reflection per call.
+	if c := lastGuard.Load(); c != nil && c.config == config {
 		return c.g
 	}
 	g := parseGuard(config)
@@ -188,12 +191,6 @@ func guardFor(config ref.Val) *guard {
 		lastGuard.Store(&guardCache{config: config, g: g})
 	}
 	return g
-}
-
-func samePointer(a, b ref.Val) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer &&
-		va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
 }
 
 func parseGuard(config ref.Val) *guard {
@@ -350,7 +347,7 @@ func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) 
 			if rest == "" {
 				return r
 			}
-			return filepath.Join(r, rest)
+			return joinResolved(r, rest)
 		}
 		if cur == "/" {
 			break
@@ -369,6 +366,16 @@ func resolveLongestPrefix(p string, resolve func(prefix string) (string, bool)) 
 	return filepath.Clean(p)
 }
 
+// joinResolved is filepath.Join(r, rest) for a resolved prefix r and a
+// non-empty rest: one allocation where Join, given "/" and a path, makes
+// three (a joined "//x" that Clean then copies).
+func joinResolved(r, rest string) string {
+	if strings.HasSuffix(r, "/") {
+		return filepath.Clean(r + rest)
+	}
+	return filepath.Clean(r + "/" + rest)
+}
+
 // components splits a clean absolute path into its names ("/" is none).
 func components(p string) []string {
 	p = strings.Trim(p, "/")
@@ -376,6 +383,23 @@ func components(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+// appendComponents appends the names of a clean absolute path to dst, as
+// components splits them.
+func appendComponents(dst []string, p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return dst
+	}
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return append(dst, p)
+		}
+		dst = append(dst, p[:i])
+		p = p[i+1:]
+	}
 }
 
 // linkFS is the view of the file system the effect analysis gets when the

@@ -9,6 +9,7 @@ import (
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 
 	"github.com/ahp-go/ahp/effects"
 )
@@ -98,6 +99,25 @@ type spAction struct {
 	limit string // the first limit reached ("" none)
 	// results of the checks: 0 not run, 1 false, 2 true
 	results [spChecks]int8
+}
+
+// maxKeptPaths bounds the path lists a pooled evaluation context keeps
+// for the next evaluation (keep).
+const maxKeptPaths = 64
+
+// keep returns the path lists emptied for reuse, their elements cleared so
+// that they hold nothing of this event; nil for lists grown past
+// maxKeptPaths.
+func (a *spAction) keep() (paths []spPath, raw []string) {
+	if cap(a.paths) <= maxKeptPaths {
+		clear(a.paths)
+		paths = a.paths[:0]
+	}
+	if cap(a.raw) <= maxKeptPaths {
+		clear(a.raw)
+		raw = a.raw[:0]
+	}
+	return paths, raw
 }
 
 // reach records that the analysis reached a limit (the first one counts).
@@ -200,7 +220,16 @@ func readAction(payload ref.Val, g *guard) *spAction {
 	if o != nil && o.sp != nil && o.sp.g == g {
 		return o.sp
 	}
-	a := &spAction{g: g, cwd: g.cwd}
+	var a *spAction
+	if o != nil && o.ev != nil && !o.ev.spUsed {
+		// The evaluation's own: its path lists keep their room from the
+		// evaluations before.
+		o.ev.spUsed = true
+		a = &o.ev.sp
+		*a = spAction{g: g, cwd: g.cwd, paths: a.paths[:0], raw: a.raw[:0]}
+	} else {
+		a = &spAction{g: g, cwd: g.cwd}
+	}
 	if o != nil {
 		if o.ev != nil {
 			a.acts = o.ev.effects()
@@ -223,12 +252,11 @@ func readAction(payload ref.Val, g *guard) *spAction {
 // compared with the protected paths.
 func (a *spAction) toolContext(payload ref.Val) {
 	hs, n := holders(payload)
+	var vals [16]ref.Val
 	for _, m := range hs[:n] {
-		for _, k := range cwdKeys {
-			if v, ok := m.Find(k); ok {
-				if s, ok := v.(types.String); ok && s != "" {
-					a.cwd = absAgainst(expandHomeWith(string(s), a.g.home), a.cwd)
-				}
+		for _, v := range findKeys(m, cwdKeys, cwdKeyIndex, vals[:0]) {
+			if s, ok := v.(types.String); ok && s != "" {
+				a.cwd = absAgainst(expandHomeWith(string(s), a.g.home), a.cwd)
 			}
 		}
 	}
@@ -236,16 +264,55 @@ func (a *spAction) toolContext(payload ref.Val) {
 		if i == 0 && n > 1 {
 			continue // top-level keys describe the call, not its paths
 		}
-		for _, k := range fileKeys {
-			if v, ok := m.Find(k); ok {
-				for _, s := range stringsOf(v) {
-					if r := rawJoin(expandHomeWith(strings.TrimSpace(s), a.g.home), a.cwd); r != "" {
-						a.raw = append(a.raw, r)
-					}
+		for _, v := range findKeys(m, fileKeys, fileKeyIndex, vals[:0]) {
+			for _, s := range stringsOf(v) {
+				if r := rawJoin(expandHomeWith(strings.TrimSpace(s), a.g.home), a.cwd); r != "" {
+					a.raw = append(a.raw, r)
 				}
 			}
 		}
 	}
+}
+
+// cwdKeyIndex and fileKeyIndex give the position of each of cwdKeys and
+// fileKeys (findKeys).
+var cwdKeyIndex, fileKeyIndex = keyIndex(cwdKeys), keyIndex(fileKeys)
+
+func keyIndex(ks []ref.Val) map[string]int {
+	m := make(map[string]int, len(ks))
+	for i, k := range ks {
+		m[string(k.(types.String))] = i
+	}
+	return m
+}
+
+// findKeys appends to dst the values m.Find gives for each of ks that m
+// holds, in the order of ks. ks are lower case ASCII names (no letter case
+// to fold) and index gives their positions; at most 16 of them. A decoded
+// JSON object whose member names have nothing to fold either is read in
+// one pass over its members (the first member of a name is the one Find
+// gives); any other map is asked key by key.
+func findKeys(m traits.Mapper, ks []ref.Val, index map[string]int, dst []ref.Val) []ref.Val {
+	if o, ok := m.(*jsonObject); ok && len(ks) <= 16 && o.scan() == nil && !o.folds {
+		var found [16]ref.Val
+		for i := range o.members {
+			if k, ok := index[o.members[i].key]; ok && found[k] == nil {
+				found[k] = o.value(i)
+			}
+		}
+		for _, v := range found[:len(ks)] {
+			if v != nil {
+				dst = append(dst, v)
+			}
+		}
+		return dst
+	}
+	for _, k := range ks {
+		if v, ok := m.Find(k); ok {
+			dst = append(dst, v)
+		}
+	}
+	return dst
 }
 
 // rawJoin joins p to dir without cleaning, when p has a ".." name (else
@@ -320,7 +387,8 @@ func (a *spAction) allPaths() []spPath {
 				}
 			}
 			for _, w := range argvOperands(e.Argv) {
-				for _, c := range wordPaths(w) {
+				cs, n := wordPaths(w)
+				for _, c := range cs[:n] {
 					if p := add(c, effects.Read, false); p != nil {
 						p.argv, p.slash = true, strings.Contains(c, "/")
 						p.raw = rawJoin(expandHomeWith(c, a.g.home), a.cwd)
@@ -433,20 +501,21 @@ func argvOperands(argv []string) []string {
 	return argv[1:]
 }
 
-// wordPaths returns the path candidates in an argv word: the word, and
-// the value of an option or assignment (--file=x, of=x, VAR=x).
-func wordPaths(w string) []string {
+// wordPaths returns the path candidates in an argv word (out[:n]): the
+// word, and the value of an option or assignment (--file=x, of=x, VAR=x).
+func wordPaths(w string) (out [2]string, n int) {
 	if w == "" || strings.Contains(w, "://") || strings.ContainsRune(w, '\n') {
-		return nil
+		return out, 0
 	}
-	var out []string
 	if !strings.HasPrefix(w, "-") {
-		out = append(out, w)
+		out[n] = w
+		n++
 	}
 	if eq := strings.IndexByte(w, '='); eq >= 0 && eq+1 < len(w) {
-		out = append(out, w[eq+1:])
+		out[n] = w[eq+1:]
+		n++
 	}
-	return out
+	return out, n
 }
 
 // findTests are the tests of find that select files by something other
@@ -561,7 +630,8 @@ func (a *spAction) touchesHarnessFiles() bool {
 }
 
 func (a *spAction) hitsProtected(p spPath, abs string) bool {
-	pc := components(abs)
+	var buf [16]string // most paths have fewer names: no allocation
+	pc := appendComponents(buf[:0], abs)
 	if p.find {
 		// A recursive effect on what a find selects by name: a protected
 		// path at or under its root counts when its name, or the name of

@@ -40,8 +40,10 @@ func (a *spAction) runsHarnessAdmin() bool {
 // --resolve and --connect-to, which send a request for one name to
 // another address.
 func (a *spAction) callsAdminAPI() bool {
-	var direct []hostPort
-	var texts []string
+	// Room for a few of each on the stack: most actions have few words.
+	var directBuf [4]hostPort
+	var textBuf [16]string
+	direct, texts := directBuf[:0], textBuf[:0]
 	for _, e := range a.acts {
 		switch e.Kind {
 		case effects.Connect, effects.Send, effects.Download:

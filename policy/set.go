@@ -155,6 +155,9 @@ func (r *rule) test(c *evalCtx) (bool, error) {
 	if r.need != nil && !noKindFilter && !c.meetsAny(r.need) {
 		return false, nil // it needs an effect (a program, a word) the action has none of
 	}
+	if r.limit && !noKindFilter && c.limitReached() == "" {
+		return false, nil // it needs the reading to have reached a limit, and it reached none
+	}
 	v, _, err := r.cond.Eval(c.activation())
 	if err != nil {
 		return false, fmt.Errorf("rule %s: condition: %w", r.id, err)

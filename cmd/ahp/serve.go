@@ -105,6 +105,7 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 			fmt.Fprintln(os.Stderr, l.Hint)
 		}
 	}
+	setServeGCFromEnv()
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {

@@ -86,8 +86,8 @@ type Match struct {
 // serve').
 func Find(words []string, names []string) (Match, bool) {
 	// The names' base names are taken once here, not once per word.
-	norm := make([]string, 0, len(names)+2)
-	norm = append(norm, "ahp", "ahp-hook")
+	var buf [8]string // room for the usual few names without an allocation
+	norm := append(buf[:0], "ahp", "ahp-hook")
 	for _, n := range names {
 		norm = append(norm, trimExe(baseName(n)))
 	}
@@ -99,7 +99,9 @@ func find(words []string, names []string, depth int) (Match, bool) {
 	if depth > 2 {
 		return Match{}, false
 	}
-	r := newReader(words)
+	var nextBuf [18]int
+	var boolBuf [34]bool
+	r := newReader(words, nextBuf[:], boolBuf[:])
 	for i, w := range words {
 		if isBaseName(w, names) {
 			if sub, ok := r.classify(i+1, true); ok {
@@ -111,7 +113,8 @@ func find(words []string, names []string, depth int) (Match, bool) {
 		if baseName(w) == "go" && i+1 < len(words) && words[i+1] == "run" {
 			if pkg, after, ok := goRunPackage(words[i+2:]); ok {
 				strong := isBaseName(pkg, names) || strings.HasSuffix(strings.TrimRight(pkg, "/"), "cmd/ahp") || strings.Contains(pkg, "ahp-go/ahp")
-				if sub, ok := newReader(after).classify(0, strong); ok {
+				ar := newReader(after, nil, nil)
+				if sub, ok := ar.classify(0, strong); ok {
 					return Match{Program: pkg, Subcommand: sub}, true
 				}
 			}
@@ -135,10 +138,25 @@ type reader struct {
 	agent []bool // agent[i]: an agent name (claude-code, codex, gemini) at i or after
 }
 
-func newReader(words []string) *reader {
+// newReader reads words. Its tables are made in nextBuf and boolBuf when
+// they have room (arrays of the caller's: a command of a few words costs
+// no allocation), else allocated.
+func newReader(words []string, nextBuf []int, boolBuf []bool) reader {
 	n := len(words)
-	bools := make([]bool, 2*(n+1))
-	r := &reader{words: words, next: make([]int, n+2), flag: bools[: n+1 : n+1], agent: bools[n+1:]}
+	var bools []bool
+	if len(boolBuf) >= 2*(n+1) {
+		bools = boolBuf[:2*(n+1)]
+		clear(bools)
+	} else {
+		bools = make([]bool, 2*(n+1))
+	}
+	next := nextBuf
+	if len(next) >= n+2 {
+		next = next[:n+2]
+	} else {
+		next = make([]int, n+2)
+	}
+	r := reader{words: words, next: next, flag: bools[: n+1 : n+1], agent: bools[n+1:]}
 	r.next[n], r.next[n+1] = n, n
 	for i := n - 1; i >= 0; i-- {
 		w := words[i]
@@ -278,19 +296,24 @@ func baseName(w string) string {
 	return w
 }
 
-// isSubSub reports whether w is a second-level subcommand name.
-func isSubSub(w string) bool {
-	if hookAgents[w] {
-		return true
+// subSubs are the second-level subcommand names: hookAgents and every
+// name of shapes, gathered once.
+var subSubs = func() map[string]bool {
+	m := map[string]bool{}
+	for a := range hookAgents {
+		m[a] = true
 	}
 	for _, subs := range shapes {
 		for _, s := range subs {
-			if s == w {
-				return true
-			}
+			m[s] = true
 		}
 	}
-	return false
+	return m
+}()
+
+// isSubSub reports whether w is a second-level subcommand name.
+func isSubSub(w string) bool {
+	return subSubs[w]
 }
 
 // goValueFlags are go run's build flags that take a separate value.

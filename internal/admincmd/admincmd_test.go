@@ -134,3 +134,27 @@ func TestFindIsLinear(t *testing.T) {
 		t.Fatalf("the last shape: %+v %v", m, ok)
 	}
 }
+
+// isSubSub answers from a set gathered once: every sub-subcommand of
+// shapes and every hook agent, and nothing else.
+func TestIsSubSub(t *testing.T) {
+	want := map[string]bool{}
+	for a := range hookAgents {
+		want[a] = true
+	}
+	for _, subs := range shapes {
+		for _, s := range subs {
+			want[s] = true
+		}
+	}
+	for w := range want {
+		if !isSubSub(w) {
+			t.Errorf("isSubSub(%q) = false", w)
+		}
+	}
+	for _, w := range []string{"", "serve", "approvals", "-la", "/workspace/project", "LIST", "hooks"} {
+		if isSubSub(w) != want[w] {
+			t.Errorf("isSubSub(%q) = %v", w, isSubSub(w))
+		}
+	}
+}
