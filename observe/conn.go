@@ -120,7 +120,7 @@ func (o *observer) shutdown(why string) {
 
 // maxBatch bounds how many queued messages one batch writes (with one
 // write deadline and, through cork, one write to the socket).
-const maxBatch = 64
+const maxBatch = 128
 
 // linger is how long the writer of a busy observer waits after a message
 // for more to write with it, and busyGap how recent the previous write
@@ -129,8 +129,8 @@ const maxBatch = 64
 // that gets thousands of actions a second, it turns one write (a system
 // call and a wake-up of the peer) per action into one per batch.
 const (
-	linger  = 4 * time.Millisecond
-	busyGap = 10 * time.Millisecond
+	linger  = 10 * time.Millisecond
+	busyGap = 30 * time.Millisecond
 )
 
 // writeLoop writes queued messages until the connection ends. When the
@@ -338,12 +338,7 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 	case "unsubscribe":
 		h.mu.Lock()
 		delete(o.subs, channel)
-		if m := h.subs[channel]; m != nil {
-			delete(m, o)
-			if len(m) == 0 {
-				delete(h.subs, channel)
-			}
-		}
+		h.dropSubscriberLocked(o, channel)
 		h.mu.Unlock()
 		return nil, nil, false
 	case "listSessions":
