@@ -3,6 +3,7 @@ package observe
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -280,7 +281,20 @@ func (o *op) toolName() string {
 // bytes (read with one scan, and not copied when short: the chat's state
 // takes it on the decision path, and the event is held anyway).
 func (o *op) toolInput() text {
-	ev := o.eventOf()
+	var payload []byte
+	if o.entry != nil && o.appr == nil {
+		payload = o.entry.payload // found by entryOf's scan
+	} else {
+		payload = payloadOf(o.eventOf())
+	}
+	if len(payload) > maxChatInput {
+		return text(cut(string(payload), maxChatInput))
+	}
+	return text(payload)
+}
+
+// payloadOf returns the payload member of an event JSON (nil when none).
+func payloadOf(ev []byte) []byte {
 	var payload []byte
 	if jsonscan.Kind(ev) == '{' {
 		_ = jsonscan.ObjectValid(ev, func(k, v []byte) error {
@@ -290,10 +304,7 @@ func (o *op) toolInput() text {
 			return nil
 		})
 	}
-	if len(payload) > maxChatInput {
-		return text(cut(string(payload), maxChatInput))
-	}
-	return text(payload)
+	return payload
 }
 
 func (o *op) invocation() string {
@@ -472,7 +483,4 @@ func (s *session) approvalOps(a *store.Approval, fx []effects.Effect) []op {
 	return ops
 }
 
-func itoa(n int64) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -82,6 +82,12 @@ func TestReadEventFieldsAgreesWithEncodingJSON(t *testing.T) {
 		if got.Depth != w.Depth || got.ToolName != w.Payload.ToolName || got.RunID != w.Payload.RunID || got.Framework != w.Payload.AgentInfo.Framework {
 			t.Errorf("%s: got %+v, encoding/json %+v", ev, got, w)
 		}
+		// The chat's tool input comes from this scan: it must be what a
+		// scan of its own finds.
+		e := entryOf(&store.AuditRecord{Event: json.RawMessage(ev)})
+		if string(e.payload) != string(payloadOf([]byte(ev))) {
+			t.Errorf("%s: payload %q, scanned alone %q", ev, e.payload, payloadOf([]byte(ev)))
+		}
 	}
 }
 

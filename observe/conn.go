@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -36,6 +37,12 @@ type observer struct {
 	authErr *rpcError            // why p is nil, or why it may not observe
 	q       chan outMsg
 	cork    *corkConn // batches the writes of several messages into one
+	// arrays: the client asked (initialize or reconnect with
+	// _meta.ahp.batchMessages) for the messages queued together to come
+	// as one JSON-RPC batch, a JSON array, in one WebSocket message
+	// (batch.go). Written by the reader, read by the writer.
+	arrays atomic.Bool
+	arrBuf []byte // the writer's buffer for such arrays
 
 	failOnce sync.Once
 	failed   chan struct{}
@@ -120,7 +127,7 @@ func (o *observer) shutdown(why string) {
 
 // maxBatch bounds how many queued messages one batch writes (with one
 // write deadline and, through cork, one write to the socket).
-const maxBatch = 64
+const maxBatch = 128
 
 // linger is how long the writer of a busy observer waits after a message
 // for more to write with it, and busyGap how recent the previous write
@@ -129,8 +136,8 @@ const maxBatch = 64
 // that gets thousands of actions a second, it turns one write (a system
 // call and a wake-up of the peer) per action into one per batch.
 const (
-	linger  = 4 * time.Millisecond
-	busyGap = 10 * time.Millisecond
+	linger  = 10 * time.Millisecond
+	busyGap = 30 * time.Millisecond
 )
 
 // writeLoop writes queued messages until the connection ends. When the
@@ -149,14 +156,19 @@ func (o *observer) writeLoop(ctx context.Context) {
 			last = now
 			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 			o.cork.hold()
-			err := o.ws.Write(wctx, websocket.MessageText, m.bytes())
-		batch:
-			for n := 1; err == nil && n < maxBatch; n++ {
-				select {
-				case m = <-o.q:
-					err = o.ws.Write(wctx, websocket.MessageText, m.bytes())
-				default:
-					break batch
+			var err error
+			if o.arrays.Load() {
+				err = o.writeArray(wctx, m)
+			} else {
+				err = o.ws.Write(wctx, websocket.MessageText, m.bytes())
+			batch:
+				for n := 1; err == nil && n < maxBatch; n++ {
+					select {
+					case m = <-o.q:
+						err = o.ws.Write(wctx, websocket.MessageText, m.bytes())
+					default:
+						break batch
+					}
 				}
 			}
 			if err == nil {
@@ -282,9 +294,10 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 	switch req.Method {
 	case "initialize":
 		var p struct {
-			ProtocolVersions     []string `json:"protocolVersions"`
-			ClientID             string   `json:"clientId"`
-			InitialSubscriptions []string `json:"initialSubscriptions"`
+			ProtocolVersions     []string   `json:"protocolVersions"`
+			ClientID             string     `json:"clientId"`
+			InitialSubscriptions []string   `json:"initialSubscriptions"`
+			Meta                 clientMeta `json:"_meta"`
 		}
 		if err := json.Unmarshal(req.Params, &p); err != nil || channel != RootChannel {
 			return nil, errorf(CodeInvalidParams, "initialize needs {channel: \"ahp-root://\", protocolVersions: [...], clientId}"), false
@@ -302,13 +315,15 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 			return nil, e, false
 		}
 		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
+		o.arrays.Store(p.Meta.AHP.BatchMessages)
 		h.initialize(ctx, o, req.ID, v, p.InitialSubscriptions)
 		return answered, nil, false
 	case "reconnect":
 		var p struct {
-			ClientID      string   `json:"clientId"`
-			LastSeen      *uint64  `json:"lastSeenServerSeq"`
-			Subscriptions []string `json:"subscriptions"`
+			ClientID      string     `json:"clientId"`
+			LastSeen      *uint64    `json:"lastSeenServerSeq"`
+			Subscriptions []string   `json:"subscriptions"`
+			Meta          clientMeta `json:"_meta"`
 		}
 		if err := json.Unmarshal(req.Params, &p); err != nil || channel != RootChannel || p.LastSeen == nil {
 			return nil, errorf(CodeInvalidParams, "reconnect needs {channel: \"ahp-root://\", clientId, lastSeenServerSeq, subscriptions: [URI]}"), false
@@ -320,6 +335,7 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 			return nil, e, false
 		}
 		o.initialized, o.clientID = true, truncate(p.ClientID, 256)
+		o.arrays.Store(p.Meta.AHP.BatchMessages)
 		h.reconnect(ctx, o, req.ID, *p.LastSeen, p.Subscriptions)
 		return answered, nil, false
 	}
@@ -338,12 +354,7 @@ func (o *observer) dispatch(ctx context.Context, req *request, channel string) (
 	case "unsubscribe":
 		h.mu.Lock()
 		delete(o.subs, channel)
-		if m := h.subs[channel]; m != nil {
-			delete(m, o)
-			if len(m) == 0 {
-				delete(h.subs, channel)
-			}
-		}
+		h.dropSubscriberLocked(o, channel)
 		h.mu.Unlock()
 		return nil, nil, false
 	case "listSessions":

@@ -334,12 +334,7 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 	delete(hub.observers, ob)
 	hub.unreserveLocked(authed)
 	for ch := range ob.subs {
-		if m := hub.subs[ch]; m != nil {
-			delete(m, ob)
-			if len(m) == 0 {
-				delete(hub.subs, ch)
-			}
-		}
+		hub.dropSubscriberLocked(ob, ch)
 	}
 	hub.mu.Unlock()
 }

@@ -149,19 +149,22 @@ type Hub struct {
 	sessions   map[string]*session
 	indexTotal int
 	subs       map[string]map[*observer]struct{}
-	observers  map[*observer]struct{}
-	nAuthed    int // connection slots taken by authenticated observers (reserve)
-	nAnon      int // and by connections without a usable credential
-	evictAt    int // evictLocked waits for more sessions than this (too many pinned)
-	approvals  map[string]ApprovalJSON
-	terms      map[string]approvalTerms // deadline and fallback of pending approvals (ApprovalTerms)
-	resolved   map[string]time.Time     // SharedSeq: approvals seen resolved (sharedapprovals.go)
-	stats      *stats
-	nActive    int               // sessions held that have not ended
-	active     int               // activeSessions as last published
-	origins    map[string]origin // approval id → the dispatch answering it (conn.go)
-	reload     ReloadInfo
-	started    time.Time
+	// lastWatched holds when channels lost their last subscriber, for
+	// keepAfterUnsubscribe (kept.go).
+	lastWatched map[string]time.Time
+	observers   map[*observer]struct{}
+	nAuthed     int // connection slots taken by authenticated observers (reserve)
+	nAnon       int // and by connections without a usable credential
+	evictAt     int // evictLocked waits for more sessions than this (too many pinned)
+	approvals   map[string]ApprovalJSON
+	terms       map[string]approvalTerms // deadline and fallback of pending approvals (ApprovalTerms)
+	resolved    map[string]time.Time     // SharedSeq: approvals seen resolved (sharedapprovals.go)
+	stats       *stats
+	nActive     int               // sessions held that have not ended
+	active      int               // activeSessions as last published
+	origins     map[string]origin // approval id → the dispatch answering it (conn.go)
+	reload      ReloadInfo
+	started     time.Time
 
 	runq chan runReq
 }
@@ -270,7 +273,7 @@ func New(o Options) (*Hub, error) {
 		seq = 0 // set from the audit log by Load and Recorded
 	}
 	return &Hub{o: o, log: log, seq: seq, ringFloor: seq, ring: make([]frame, o.RingSize), sessions: map[string]*session{},
-		subs: map[string]map[*observer]struct{}{}, observers: map[*observer]struct{}{},
+		subs: map[string]map[*observer]struct{}{}, lastWatched: map[string]time.Time{}, observers: map[*observer]struct{}{},
 		approvals: map[string]ApprovalJSON{}, origins: map[string]origin{}, terms: map[string]approvalTerms{}, stats: newStats(), started: o.Now(),
 		runq: make(chan runReq, 1024)}, nil
 }
@@ -503,6 +506,15 @@ func (h *Hub) publishLocked(s *session, o *op, ie indexEntry) {
 		ch = s.chatURI
 	}
 	h.seq++
+	if !h.keptLocked(ch) {
+		// Nobody watches: numbered, not kept (kept.go).
+		if ch == s.chatURI {
+			s.unkeptChat = h.seq
+		} else {
+			s.unkeptSession = h.seq
+		}
+		return
+	}
 	ie.seq = h.seq
 	if o.kind == opRun {
 		ie.runID = runIDOf(o.run)
@@ -627,6 +639,9 @@ func (x *sessionIndex) after(seq uint64, chat bool) []indexEntry {
 
 // notifyRootLocked sends a catalogue notification to root subscribers.
 func (h *Hub) notifyRootLocked(method string, params any) {
+	if len(h.subs[RootChannel]) == 0 {
+		return
+	}
 	b, err := json.Marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return
@@ -687,6 +702,7 @@ func (h *Hub) flushSummaries() {
 func (h *Hub) publishStats() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.sweepWatchedLocked()
 	if !h.stats.changed {
 		return
 	}

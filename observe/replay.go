@@ -94,10 +94,19 @@ func (h *Hub) reconnect(ctx context.Context, o *observer, id json.RawMessage, la
 		h.subscribeLocked(o, ch)
 		live = append(live, ch)
 	}
+	// Missed actions of a channel nobody watched were not kept (kept.go).
 	snapshot := false
-	if ring, ok := h.ringReplayLocked(live, lastSeen); ok {
+	for _, ch := range live {
+		if s := h.sessions[sessionIDOf(ch)]; s != nil && s.unkeptAfter(ch, lastSeen) {
+			snapshot = true
+		}
+	}
+	ring, inRing := h.ringReplayLocked(live, lastSeen)
+	switch {
+	case snapshot:
+	case inRing:
 		acts = ring
-	} else {
+	default:
 		for _, ch := range live {
 			s := h.sessions[sessionIDOf(ch)]
 			if s == nil || lastSeen < s.indexFrom || lastSeen > h.seq {

@@ -50,6 +50,10 @@ type Entry struct {
 	RunID          string          `json:"runId,omitempty"`
 	EventBytes     int             `json:"eventBytes"`
 	Event          json.RawMessage `json:"event,omitempty"`
+	// payload is the event's payload (a slice of Event), found by the
+	// scan that reads the fields above, so that the chat's tool call
+	// takes its input without another scan.
+	payload []byte
 }
 
 // eventFields are the parts of an event JSON an entry shows.
@@ -58,6 +62,7 @@ type eventFields struct {
 	ToolName  string
 	RunID     string
 	Framework string
+	Payload   []byte // the payload member's JSON
 }
 
 // readEventFields takes the fields the timeline shows from a stored event
@@ -71,6 +76,7 @@ func readEventFields(ev []byte) (f eventFields) {
 				f.Depth = uint32(n)
 			}
 		case "payload":
+			f.Payload = v
 			if jsonscan.Kind(v) != '{' {
 				return nil
 			}
@@ -111,6 +117,9 @@ func entryOf(rec *store.AuditRecord) Entry {
 	if len(rec.Event) > 0 && jsonscan.Kind(rec.Event) == '{' {
 		ef := readEventFields(rec.Event)
 		e.Depth, e.ToolName, e.RunID, e.Framework = ef.Depth, ef.ToolName, ef.RunID, ef.Framework
+		if len(rec.Event) <= maxEventBytes {
+			e.payload = ef.Payload
+		}
 	}
 	if len(rec.Event) <= maxEventBytes {
 		e.Event = rec.Event
@@ -210,6 +219,10 @@ type session struct {
 	recent    map[string][]Entry
 	index     sessionIndex // replay index of the session's actions, oldest first
 	indexFrom uint64       // every action of the session after this serverSeq is in index
+	// unkeptSession and unkeptChat are the serverSeq of the last action
+	// of the session's channel and of its chat that was not kept for
+	// replay, nobody watching (kept.go).
+	unkeptSession, unkeptChat uint64
 }
 
 // pendingReq is an approval waiting for a human, as the session shows it.

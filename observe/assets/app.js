@@ -131,8 +131,15 @@ const state = {
 };
 // Measurements for the page's own load tests (observe/e2e): event-to-screen
 // delays (ms) of timeline rows drawn while live, and the slowest frame.
-const perf = (window.__ahpPerf = { e2s: [], maxPumpMs: 0, dropped: 0 });
+// applied counts the actions of the open session applied, connects the
+// connections opened (a reconnect counts).
+const perf = (window.__ahpPerf = { e2s: [], maxPumpMs: 0, dropped: 0, applied: 0, connects: 0 });
 window.__ahpState = state; // for the browser tests' checks of the model
+
+// BATCHES asks the harness to send the messages it has queued for us
+// together as one JSON-RPC batch (an array) in one WebSocket message: a
+// browser pays per message, and a busy session sends thousands a second.
+const BATCHES = { ahp: { batchMessages: true } };
 
 function send(method, params, notify = false) {
   const msg = { jsonrpc: '2.0', method, params };
@@ -147,10 +154,11 @@ function connect() {
   const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/observe');
   state.ws = ws;
   ws.onopen = async () => {
+    perf.connects++;
     try {
       if (state.lastSeen.size === 0) {
         const r = await send('initialize', { channel: ROOT, protocolVersions: ['1.0.0'], clientId: state.clientId,
-          clientInfo: { name: 'ahp-dashboard' }, initialSubscriptions: [ROOT] });
+          clientInfo: { name: 'ahp-dashboard' }, initialSubscriptions: [ROOT], _meta: BATCHES });
         loggedIn(W.principal(r), W.canApprove(r));
         for (const s of r.snapshots) applySnapshot(s);
         if (state.current) await subscribeCurrent();
@@ -159,7 +167,8 @@ function connect() {
         // every channel, so the last one seen anywhere is where the
         // stream stopped; the answer is a replay or fresh snapshots.
         const lastSeenServerSeq = Math.max(...state.lastSeen.values());
-        const r = await send('reconnect', { channel: ROOT, clientId: state.clientId, lastSeenServerSeq, subscriptions: [...state.lastSeen.keys()] });
+        const r = await send('reconnect', { channel: ROOT, clientId: state.clientId, lastSeenServerSeq, subscriptions: [...state.lastSeen.keys()],
+          _meta: BATCHES });
         loggedIn(W.principal(r), W.canApprove(r));
         if (W.reconnectKind(r) === 'replay') {
           r.actions.forEach(applyAction);
@@ -178,15 +187,21 @@ function connect() {
     // waits behind a backlog); everything else is queued for the pump.
     // A tool call's start and readiness repeat what its confirmation
     // carries, except for approvals: skip them unread (the most frequent
-    // messages under load).
+    // messages under load). A JSON array is a batch of messages (asked
+    // for with BATCHES), each taken as if it had come alone.
     const d = ev.data;
+    if (d.charCodeAt(0) === 91 /* [ */) { for (const m of JSON.parse(d)) take(m); return; }
     if (d.length < 65536 && (d.includes('"chat/toolCallStart"') || d.includes('"chat/toolCallReady"')) && !d.includes('pproval')) return;
-    const m = JSON.parse(d);
+    take(JSON.parse(d));
+  };
+  const take = (m) => {
     if (m.id !== undefined && m.id !== null && state.pending.has(m.id)) {
       const p = state.pending.get(m.id); state.pending.delete(m.id);
       m.error ? p.reject(m.error) : p.resolve(m.result);
       return;
     }
+    const t = m.params && m.params.action && m.params.action.type;
+    if ((t === 'chat/toolCallStart' || t === 'chat/toolCallReady') && !W.actionApproval(m.params.action)) return;
     state.inbox.push({ m, t: performance.now() });
     if (state.inbox.length > 50000) { resync(); return; }
     schedule();
@@ -313,6 +328,7 @@ function applyAction(env) {
     return;
   }
   if (env.channel !== state.current || !state.session) return;
+  perf.applied++;
   const s = state.session;
   let entry = W.actionEntry(a);
   const ap = W.actionApproval(a);

@@ -2,7 +2,7 @@
 // unix socket and a loopback admin port, Debian's chromium through
 // playwright-core, and the bench/dashload driver for paced agent events.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +43,14 @@ export const POLICY = `rules:
       await_approval: {timeout: 90s, fallback: block, approver_role: approver}
 `;
 
+// pinned returns the command and arguments that run cmd on the CPUs
+// cpus (a taskset list such as "0"), or cmd itself when cpus is empty.
+const pinned = (cpus, cmd, args) => (cpus ? ['taskset', ['-c', cpus, cmd, ...args]] : [cmd, args]);
+
 // startHarness starts ahp serve with the test credentials and policy.
-export async function startHarness() {
+// With cpus, the harness and the agents its load method starts run on
+// those CPUs only; args are added to ahp serve's.
+export async function startHarness({ cpus = '', args = [] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ahp-dashboard-'));
   const sock = join(dir, 'ahp.sock');
   const bin = build('AHP_BIN', 'ahp', './cmd/ahp', dir);
@@ -61,8 +67,8 @@ principals:
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const serve = spawn(bin, ['serve', '--listen', 'unix:' + sock, '--admin', base, '--data-dir', join(dir, 'data'),
-    '--credentials', join(dir, 'creds.yaml'), '--policy', join(dir, 'policy.yaml'), '--log-level', 'error'], { stdio: 'inherit' });
+  const serve = spawn(...pinned(cpus, bin, ['serve', '--listen', 'unix:' + sock, '--admin', base, '--data-dir', join(dir, 'data'),
+    '--credentials', join(dir, 'creds.yaml'), '--policy', join(dir, 'policy.yaml'), '--log-level', 'error', ...args]), { stdio: 'inherit' });
   for (let i = 0; ; i++) {
     try { const r = await fetch(base + '/readyz'); if (r.ok && existsSync(sock)) break; } catch {}
     if (i > 200) throw new Error('ahp serve did not become ready');
@@ -81,8 +87,8 @@ principals:
     // with its result line; bounded in count and time.
     load({ session, rate, seconds, agent = 'loader', workers = 4 }) {
       return new Promise((resolve, reject) => {
-        const p = spawn(loader, ['-connect', 'unix:' + sock, '-session', session, '-agent', agent, '-rate', String(rate),
-          '-duration', seconds + 's', '-count', String(rate > 0 ? rate * seconds : 1000000), '-workers', String(workers)],
+        const p = spawn(...pinned(cpus, loader, ['-connect', 'unix:' + sock, '-session', session, '-agent', agent, '-rate', String(rate),
+          '-duration', seconds + 's', '-count', String(rate > 0 ? rate * seconds : 1000000), '-workers', String(workers)]),
         { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         p.stdout.on('data', (d) => (out += d));
@@ -90,14 +96,98 @@ principals:
       });
     },
     adminToken: () => readFileSync(join(dir, 'data', 'admin.token'), 'utf8').trim(),
+    pid: serve.pid,
     stop() { serve.kill('SIGINT'); },
   };
   return h;
 }
 
-export async function launch() {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu',
+// launch starts Debian's chromium. With { yieldCPU: true } every process
+// of that browser runs at the lowest CPU priority, so that it takes only
+// the CPU the harness and the agents leave idle, as when dashboards run on
+// the approvers' own machines. nice alone is not enough on Linux with
+// autogroup scheduling (kernel.sched_autogroup_enabled=1): Playwright
+// starts the browser in a session of its own (setsid), whose autogroup
+// competes with the harness's as an equal whatever the nice value of its
+// processes; so the wrapper also sets that autogroup's nice to 19.
+export async function launch({ yieldCPU = false, nice = 19, cpus = '' } = {}) {
+  let executablePath = CHROMIUM;
+  if (yieldCPU || cpus) {
+    const dir = mkdtempSync(join(tmpdir(), 'ahp-chromium-'));
+    executablePath = join(dir, 'chromium-wrapped');
+    const lines = ['#!/bin/sh'];
+    if (yieldCPU) lines.push(`echo ${nice} > /proc/self/autogroup 2>/dev/null`);
+    lines.push(`exec ${yieldCPU ? `nice -n ${nice} ` : ''}${cpus ? `taskset -c ${cpus} ` : ''}${CHROMIUM} "$@"`);
+    writeFileSync(executablePath, lines.join('\n') + '\n', { mode: 0o755 });
+  }
+  const before = new Set(children().get(process.pid) || []);
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu',
     '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  // The browser's main process: our child that the launch added.
+  browser.pid = (children().get(process.pid) || []).find((p) => !before.has(p) && /chrom/.test(comm(p)));
+  return browser;
+}
+
+// children maps each process id to its children's ids (from /proc).
+function children() {
+  const m = new Map();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!m.has(ppid)) m.set(ppid, []);
+      m.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  return m;
+}
+
+function comm(pid) {
+  try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; }
+}
+
+// browserPids returns the process ids of a browser launch started: its
+// main process and every descendant (zygotes, renderers, utilities).
+export function browserPids(browser) {
+  if (!browser.pid) return [];
+  const m = children();
+  const out = [];
+  const walk = (pid) => { out.push(pid); for (const c of m.get(pid) || []) walk(c); };
+  walk(browser.pid);
+  return out;
+}
+
+// cpuSeconds returns the CPU time (user + system) pids have used so far.
+export function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // from field 3 (state) on
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch { /* gone */ }
+  }
+  return ticks / 100; // USER_HZ
+}
+
+// autogroupNice returns the nice value of pid's autogroup ('' when the
+// kernel has none).
+export function autogroupNice(pid) {
+  try { return readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim().split(' nice ')[1] ?? ''; } catch { return ''; }
+}
+
+// autogroupOn reports whether the kernel schedules by autogroup.
+export function autogroupOn() {
+  try { return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1'; } catch { return false; }
+}
+
+// niceOf returns the nice value of pid.
+export function niceOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  } catch { return NaN; }
 }
 
 // contextFor returns a browser context logged in as key (one login: the

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER } from './lib.mjs';
+import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER, browserPids, cpuSeconds, niceOf, autogroupNice, autogroupOn } from './lib.mjs';
 
 let h, browser, approver, observer;
 const figures = {};
@@ -162,34 +162,110 @@ test('event-to-screen latency at 50, 200 and 500 events/s', async () => {
   await page.close();
 });
 
-test('decisions per second with 0 and with 5 dashboards open', async () => {
-  // 5 dashboards either watching the very session the agents fill (every
-  // action streamed to each) or open on the catalogue only (root channel).
-  const pages = [];
-  const run = async (n, watch) => {
-    while (pages.length) await pages.pop().close();
-    while (pages.length < n) {
-      const p = await openPage(observer, h.base);
-      if (watch) await openSession(p, 'max');
-      pages.push(p);
+// What 5 dashboards cost the agents (issue 27: observers must not slow
+// agents). In a deployment the dashboards run on the approvers' own
+// machines; here they share the harness's two cores, so the measurement
+// runs their browser at the lowest CPU priority (lib.mjs launch yieldCPU:
+// autogroup and nice 19): it gets only the CPU the harness and the agents
+// leave idle, and what the agents lose is the harness's own cost of
+// serving the dashboards. For comparison, the same 5 dashboards in a
+// browser at normal priority (taking the harness's CPU, as measured
+// before) and 5 on the catalogue only. Every dashboard must stay
+// connected (no reconnect, no backlog dropped) and get every decision's
+// action, counted in the page; how many it had applied by the end of the
+// load, and how long it took to catch up, are recorded (a page that gets
+// no idle CPU falls behind while the agents saturate the harness: its
+// backlog waits in the harness's queue for it, bounded by --observe-queue).
+// 4 agents as fast as they are answered, 5 s a run; 0 and 5 dashboards
+// alternated, BOUND_ROUNDS rounds (more when the bound is missed: single
+// runs move by a third on a loaded machine). The bound is on the median,
+// over rounds, of each 5-dashboard run's rate over its round's
+// 0-dashboard rate.
+const BOUND = 0.2; // 5 low-priority dashboards watching the busy session may cost at most 20 % (bench/README.md)
+const BOUND_ROUNDS = 3;
+const MAX_ROUNDS = 6;
+const CATCH_UP_MS = 60000;
+
+test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 60000 }, async () => {
+  // A harness of its own, whose observer queues hold a low-priority
+  // page's backlog (65,536 messages) instead of disconnecting it.
+  const hm = await startHarness({ args: ['--observe-queue', '65536'] });
+  const low = await launch({ yieldCPU: true });
+  try {
+    const lowCtx = await contextFor(low, hm.base, OBSERVER);
+    const sharedCtx = await contextFor(browser, hm.base, OBSERVER);
+    // Chromium (as root) sets some of its threads' nice below 19 again;
+    // with autogroup scheduling what counts against the harness is the
+    // browser's autogroup, which it leaves alone.
+    const lowPids = browserPids(low);
+    const groups = lowPids.map(autogroupNice);
+    figures.yieldingBrowser = { processes: lowPids.length, nice: lowPids.map(niceOf), autogroupNice: groups };
+    assert.ok(lowPids.length > 1, 'the yielding browser\'s processes are found');
+    if (autogroupOn()) assert.ok(groups.every((g) => g === '19'), `every process of the yielding browser is in an autogroup at nice 19: ${groups}`);
+    else assert.equal(niceOf(lowPids[0]), 19, 'the yielding browser runs at nice 19');
+
+    const pages = [];
+    const close = async () => { while (pages.length) await pages.pop().close(); };
+    const perfOf = (p) => p.evaluate(() => ({ applied: window.__ahpPerf.applied, connects: window.__ahpPerf.connects, dropped: window.__ahpPerf.dropped }));
+    const run = async (n, ctx, watch) => {
+      await close();
+      while (pages.length < n) {
+        const p = await openPage(ctx, hm.base);
+        if (watch) await openSession(p, 'max');
+        pages.push(p);
+      }
+      const before = await Promise.all(pages.map(perfOf));
+      const cpu0 = cpuSeconds([hm.pid]);
+      const r = await hm.load({ session: 'max', rate: 0, seconds: 5, workers: 4 });
+      const cpu = cpuSeconds([hm.pid]) - cpu0;
+      const atEnd = await Promise.all(pages.map((p, i) => perfOf(p).then((x) => x.applied - before[i].applied)));
+      const t0 = Date.now();
+      const catchUpMs = await Promise.all(pages.map((p, i) => (!watch ? 0
+        : p.waitForFunction(([b, want]) => window.__ahpPerf.applied - b >= want, [before[i].applied, r.sent], { timeout: CATCH_UP_MS, polling: 100 })
+          .then(() => Date.now() - t0, () => -1))));
+      const after = await Promise.all(pages.map(perfOf));
+      return { r, cpuPerDecisionUs: Math.round((cpu / r.sent) * 1e6), atEnd, catchUpMs,
+        reconnects: after.map((x, i) => x.connects - before[i].connects), dropped: after.map((x, i) => x.dropped - before[i].dropped) };
+    };
+    assert.equal(await hm.send(['--session', 'max', 'pre_action', ev('true')]), 0);
+    const rows = [];
+    const configs = [[0, null, false, 'none'], [5, lowCtx, true, 'session, low priority'], [5, sharedCtx, true, 'session, shared CPU'],
+      [5, lowCtx, false, 'catalogue, low priority']];
+    const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+    const ratio = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.perSecond / rows.find((z) => z.round === r.round && z.dashboards === 0).perSecond));
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      if (round > BOUND_ROUNDS && ratio('session, low priority') >= 1 - BOUND) break;
+      for (const [n, ctx, watch, label] of configs) {
+        const m = await run(n, ctx, watch);
+        rows.push({ round, dashboards: n, watching: label, perSecond: Math.round(m.r.perSecond), p50Ms: m.r.p50Ms, p99Ms: m.r.p99Ms,
+          sent: m.r.sent, serverCpuPerDecisionUs: m.cpuPerDecisionUs, appliedByEnd: m.atEnd, catchUpMs: m.catchUpMs, reconnects: m.reconnects, dropped: m.dropped });
+        console.log('decisions/s run: ' + JSON.stringify(rows.at(-1)));
+        for (let i = 0; i < n; i++) {
+          assert.equal(m.reconnects[i], 0, `${label}: dashboard ${i} lost its connection during the run`);
+          assert.equal(m.dropped[i], 0, `${label}: dashboard ${i} dropped a backlog`);
+          if (watch) assert.ok(m.catchUpMs[i] >= 0, `${label}: dashboard ${i} got ${m.atEnd[i]} of ${m.r.sent} decisions by the end and not all within ${CATCH_UP_MS} ms after`);
+        }
+      }
     }
-    return h.load({ session: 'max', rate: 0, seconds: 5, workers: 4 });
-  };
-  assert.equal(await h.send(['--session', 'max', 'pre_action', ev('true')]), 0);
-  const rows = [];
-  for (const [n, watch] of [[0, false], [5, true], [5, false], [0, false], [5, true], [5, false]]) {
-    const r = await run(n, watch);
-    rows.push({ dashboards: n, watching: n ? (watch ? 'the session' : 'the catalogue') : '', perSecond: Math.round(r.perSecond), p50Ms: r.p50Ms, p99Ms: r.p99Ms });
+    await close();
+    figures.decisionsPerSecond = rows;
+    const rate = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.perSecond));
+    const cpuUs = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs));
+    figures.decisionsPerSecondSummary = Object.fromEntries(configs.map(([, , , w]) => [w, { perSecond: rate(w), serverCpuPerDecisionUs: cpuUs(w),
+      ratioToNone: w === 'none' ? 1 : Math.round(ratio(w) * 1000) / 1000 }]));
+    figures.decisionsPerSecondSummary.bound = BOUND;
+    console.log('decisions/s: ' + JSON.stringify(figures.decisionsPerSecondSummary));
+    assert.ok(ratio('session, low priority') >= 1 - BOUND,
+      `5 dashboards watching the busy session (browser at low priority) cost the agents more than ${BOUND * 100} %: ${JSON.stringify(figures.decisionsPerSecondSummary)}`);
+    assert.ok(ratio('catalogue, low priority') >= 1 - BOUND, `5 dashboards on the catalogue cost more than ${BOUND * 100} %`);
+    // Sharing the cores, the browsers take CPU from the harness; what must
+    // never happen is observers holding agents up (near zero).
+    assert.ok(ratio('session, shared CPU') > 0.15, 'dashboards sharing the CPU must not stop the agents');
+    await sharedCtx.close();
+  } finally {
+    await low.close();
+    hm.stop();
   }
-  while (pages.length) await pages.pop().close();
-  figures.decisionsPerSecond = rows;
-  const mean = (n, w) => rows.filter((r) => r.dashboards === n && (n === 0 || r.watching === w)).reduce((s, r) => s + r.perSecond, 0) / 2;
-  // Browsers share the machine's two cores with the harness and take
-  // CPU from it (bench/README.md); what must not happen is observers
-  // holding agents up (publishing waiting on them): that would bring the
-  // rate near zero.
-  assert.ok(mean(5, 'the session') > 0.15 * mean(0), `with 5 dashboards on the session ${mean(5, 'the session')}/s, without ${mean(0)}/s`);
-  assert.ok(mean(5, 'the catalogue') > 0.5 * mean(0), `with 5 dashboards on the catalogue ${mean(5, 'the catalogue')}/s, without ${mean(0)}/s`);
 });
 
 test('the session list stays put under the pointer; transport noise is folded; rule hits count live', async () => {
