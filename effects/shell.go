@@ -55,6 +55,11 @@ type sh struct {
 	// every function call of the script (at most MaxFuncCalls are read).
 	active map[string]int
 	calls  int
+	// wbufs are scratch buffers for the fields of words being expanded,
+	// one per nesting level (a word inside a command substitution inside a
+	// word); wlevel is the next level free.
+	wbufs  [][]byte
+	wlevel int
 }
 
 var shParserPool = sync.Pool{New: func() any {
