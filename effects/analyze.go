@@ -65,6 +65,7 @@ type state struct {
 	out     []Effect
 	full    bool
 	steps   int // statements and commands read so far (the shell reader's work budget)
+	mem     arena
 	// lowerMaps remembers, for the payload maps looked at so far, whether
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap

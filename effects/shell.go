@@ -113,7 +113,15 @@ func (s *state) shellIn(script string, env *shEnv) {
 				r.name = env.name
 			}
 		}
-		r.stmts(f.Stmts, in)
+		for i, st := range f.Stmts {
+			if s.full {
+				break
+			}
+			r.stmt(st, in)
+			// Read: let the collector have it (a long script's tree is
+			// most of what an analysis holds).
+			f.Stmts[i] = nil
+		}
 	})
 }
 
@@ -591,7 +599,7 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 	}
 	prog := name.val
 	base := path.Base(prog)
-	e := Effect{Kind: Run, Program: base, Argv: shArgvOf(ws)}
+	e := Effect{Kind: Run, Program: base, Argv: r.argvOf(ws)}
 	if strings.Contains(prog, "/") {
 		e.Path = r.path(prog, false)
 	}
@@ -599,7 +607,8 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 		return nil
 	}
 	r.s.add(e)
-	c := &shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	c := r.s.mem.newCall()
+	*c = shCall{r: r, prog: base, ws: ws, in: in, env: env}
 	if h := shLookupProgram(base); h != nil {
 		return h(c)
 	}
@@ -608,6 +617,15 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 		r.scriptByPath(c, e.Path)
 	}
 	return c.filter()
+}
+
+// argvOf is shArgvOf with the slice from the analysis's arena.
+func (r *sh) argvOf(ws []sword) []string {
+	out := r.s.mem.strings(len(ws))
+	for i, w := range ws {
+		out[i] = w.arg
+	}
+	return out
 }
 
 func shArgvOf(ws []sword) []string {

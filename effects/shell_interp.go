@@ -312,7 +312,7 @@ func shPythonModule(c *shCall, mod string, rest []sword) {
 	switch mod {
 	case "http.server", "SimpleHTTPServer":
 		port := "8000"
-		p := shParseOpts(rest, shOpts("-b --bind -d --directory -p --protocol"), false)
+		p := c.parseOpts(rest, shOpts("-b --bind -d --directory -p --protocol"), false)
 		if len(p.ops) > 0 {
 			port = p.ops[0].arg
 		}
@@ -507,7 +507,7 @@ func hRuby(c *shCall) *shStream {
 // file server, on every interface unless -b says otherwise, of DIR (the
 // working directory by default).
 func rubyHttpd(c *shCall, rest []sword) {
-	p := shParseOpts(rest, shOpts("-p --port -b --bind-address"), false)
+	p := c.parseOpts(rest, shOpts("-p --port -b --bind-address"), false)
 	host, port := "", "8080"
 	if v, ok := p.get("-b", "--bind-address"); ok {
 		host = v.arg
@@ -562,7 +562,7 @@ func hPhp(c *shCall) *shStream {
 				// The built-in server serves the files under its
 				// document root (-t), the working directory by default.
 				root := shLit(".")
-				if t, ok := shParseOpts(args[i+2:], shOpts("-t -c -d"), false).get("-t"); ok {
+				if t, ok := c.parseOpts(args[i+2:], shOpts("-t -c -d"), false).get("-t"); ok {
 					root = t
 				}
 				c.file(Read, root, func(e *Effect) { e.Recursive = true })
@@ -692,7 +692,7 @@ func hTrap(c *shCall) *shStream {
 }
 
 func hCd(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
 		if c.r.s.ctx.Home != "" {
 			c.r.s.ctx.Cwd = c.r.s.ctx.Home
@@ -766,7 +766,7 @@ func hUnset(c *shCall) *shStream {
 
 func hRead(c *shCall) *shStream {
 	c.r.cow()
-	p := shParseOpts(c.args(), shOpts("-p -d -n -N -t -u -a -i -C -c -s"), false)
+	p := c.parseOpts(c.args(), shOpts("-p -d -n -N -t -u -a -i -C -c -s"), false)
 	for _, w := range p.ops {
 		c.r.vars[w.val] = shVar{}
 	}
@@ -953,7 +953,7 @@ func shDecodeBase64(s string) ([]byte, bool) {
 }
 
 func hBase64(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-w --wrap -b --break"), false)
+	p := c.parseOpts(c.args(), shOpts("-w --wrap -b --break"), false)
 	c.files(Read, p.ops, false)
 	if !p.has("-d", "-D", "--decode") {
 		return c.filter(c.paths(p.ops)...)
@@ -989,7 +989,7 @@ func hBase64(c *shCall) *shStream {
 }
 
 func hXxd(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
+	p := c.parseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
 	c.files(Read, p.ops, false)
 	rev := p.has("-r", "-revert")
 	plain := p.has("-p", "-ps", "-plain", "-postscript")
@@ -1113,7 +1113,7 @@ func trSet(s string) ([]rune, bool) {
 // hTr applies tr to literal input (tr -d, tr SET1 SET2, rot13 and the
 // like); other input passes as a command's output.
 func hTr(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	if c.in == nil || c.in.kind != sText || len(p.ops) == 0 || !p.ops[0].known || p.has("-c", "-C", "--complement", "-s", "--squeeze-repeats") {
 		return c.filter()
 	}

@@ -132,7 +132,7 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 var curlOpts = shOpts("-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file -o --output -X --request -H --header -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar -x --proxy -K --config --url -m --max-time --connect-timeout -w --write-out -r --range -E --cert --key --cacert --capath --resolve --connect-to --retry --retry-delay --retry-max-time --limit-rate -y --speed-time -Y --speed-limit -z --time-cond --output-dir -C --continue-at -D --dump-header --trace --trace-ascii --stderr --interface --dns-servers --doh-url -U --proxy-user --unix-socket --abstract-unix-socket -P --ftp-port -Q --quote --mail-from --mail-rcpt --variable --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --oauth2-bearer --pass --hostpubsha256 --pinnedpubkey --local-port --happy-eyeballs-timeout-ms --expect100-timeout --keepalive-time --tls-max --ciphers --curves --form-escape --noproxy --preproxy --proxy-header --request-target --sasl-authzid --service-name --socks4 --socks4a --socks5 --socks5-hostname -t --telnet-option")
 
 func hCurl(c *shCall) *shStream {
-	p := shParseOpts(c.args(), curlOpts, false)
+	p := c.parseOpts(c.args(), curlOpts, false)
 	urls := append(append([]sword(nil), p.ops...), p.all("--url")...)
 	for _, f := range p.all("-K", "--config") {
 		c.file(Read, f, nil)
@@ -247,7 +247,7 @@ func (c *shCall) downloadTo(u, host, port string, to sword) {
 var wgetOpts = shOpts("-O --output-document -o --output-file -a --append-output -P --directory-prefix --post-data --post-file --body-data --body-file --method --header -U --user-agent -i --input-file -e --execute --user --password --http-user --http-password -t --tries -T --timeout -w --wait -Q --quota -l --level --limit-rate -B --base --referer --load-cookies --save-cookies -D --domains --exclude-domains -A --accept -R --reject --ca-certificate --certificate --private-key --bind-address --dns-timeout --connect-timeout --read-timeout --proxy-user --proxy-password --default-page --restrict-file-names --config")
 
 func hWget(c *shCall) *shStream {
-	p := shParseOpts(c.args(), wgetOpts, false)
+	p := c.parseOpts(c.args(), wgetOpts, false)
 	if f, ok := p.get("-i", "--input-file"); ok {
 		c.file(Read, f, nil)
 		c.r.s.unknown(false, "wget fetches the URLs listed in %s", f.arg)
@@ -311,7 +311,7 @@ func hWget(c *shCall) *shStream {
 var ncOpts = shOpts("-e -c -p -s -w -i -q -x -X -P -O -I -T -V -g -G -M -m --exec --sh-exec --lua-exec -o --output --source-port --proxy --proxy-type --proxy-auth --source -W --wait")
 
 func hNc(c *shCall) *shStream {
-	p := shParseOpts(c.args(), ncOpts, false)
+	p := c.parseOpts(c.args(), ncOpts, false)
 	listen := p.has("-l", "--listen")
 	var host, port string
 	ops := p.ops
@@ -441,7 +441,7 @@ func parseSocatAddr(a string) socatAddr {
 }
 
 func hSocat(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
+	p := c.parseOpts(c.args(), shOpts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
 	var addrs []socatAddr
 	for _, w := range p.ops {
 		if !w.known {
@@ -491,7 +491,7 @@ func hSocat(c *shCall) *shStream {
 }
 
 func hTelnet(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-l -n -e -b -k -X"), false)
+	p := c.parseOpts(c.args(), shOpts("-l -n -e -b -k -X"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -510,7 +510,7 @@ func hTelnet(c *shCall) *shStream {
 var sshOpts = shOpts("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
 
 func hSSH(c *shCall) *shStream {
-	p := shParseOpts(c.args(), sshOpts, true)
+	p := c.parseOpts(c.args(), sshOpts, true)
 	if len(p.rest) == 0 {
 		return nil
 	}
@@ -560,7 +560,7 @@ func hSSH(c *shCall) *shStream {
 }
 
 func hScp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-P -i -o -F -c -l -S -J -D -X"), false)
+	p := c.parseOpts(c.args(), shOpts("-P -i -o -F -c -l -S -J -D -X"), false)
 	if len(p.ops) < 2 {
 		return nil
 	}
@@ -603,7 +603,7 @@ func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
 }
 
 func hRsync(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
+	p := c.parseOpts(c.args(), shOpts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
 	if len(p.ops) < 2 {
 		return nil
 	}
@@ -614,7 +614,7 @@ func hRsync(c *shCall) *shStream {
 }
 
 func hSftp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
+	p := c.parseOpts(c.args(), shOpts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -645,7 +645,7 @@ func hSftp(c *shCall) *shStream {
 }
 
 func hDNS(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
+	p := c.parseOpts(c.args(), shOpts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
 	server := ""
 	var names []sword
 	for _, w := range p.ops {
@@ -678,7 +678,7 @@ func hDNS(c *shCall) *shStream {
 }
 
 func hPing(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
+	p := c.parseOpts(c.args(), shOpts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
 	for _, w := range p.ops {
 		if !w.known {
 			c.connectURL(w)
@@ -690,7 +690,7 @@ func hPing(c *shCall) *shStream {
 }
 
 func hTftp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-m -l -R -B -v"), true)
+	p := c.parseOpts(c.args(), shOpts("-m -l -R -B -v"), true)
 	if len(p.rest) == 0 {
 		return nil
 	}
@@ -722,7 +722,7 @@ func hTftp(c *shCall) *shStream {
 // hWhois: the query goes to the server; a query built from a command's
 // output or a file sends it.
 func hWhois(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-h --host -p --port"), false)
+	p := c.parseOpts(c.args(), shOpts("-h --host -p --port"), false)
 	host, port := "", "43"
 	if h, ok := p.get("-h", "--host"); ok {
 		host = h.val
@@ -828,7 +828,7 @@ func hObjectCopy(c *shCall) *shStream {
 // where it connects, and request items that name a file (field@path,
 // @path, field=@path, field:=@path) send that file.
 func hHttpie(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-a --auth -A --auth-type -o --output --session --session-read-only --verify --cert --cert-key --proxy --timeout --max-redirects --pretty -s --style -p --print --boundary --format-options --raw --ssl --ciphers --default-scheme"), false)
+	p := c.parseOpts(c.args(), shOpts("-a --auth -A --auth-type -o --output --session --session-read-only --verify --cert --cert-key --proxy --timeout --max-redirects --pretty -s --style -p --print --boundary --format-options --raw --ssl --ciphers --default-scheme"), false)
 	url := ""
 	var items []sword
 	for _, w := range p.ops {
@@ -874,7 +874,7 @@ func hHttpie(c *shCall) *shStream {
 // (a here-document or here-string) that upload a file (put, mput, send,
 // append) are a Read of the file and a Send of it to the host.
 func hFtp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
+	p := c.parseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
 	if len(p.ops) == 0 || !p.ops[0].known {
 		return c.filter()
 	}

@@ -92,6 +92,16 @@ var shOptCache sync.Map
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
 func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
+	return parseOptsIn(nil, args, valued, stopAtOperand)
+}
+
+// parseOpts is shParseOpts with the result taken from the analysis's arena.
+func (c *shCall) parseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
+	return parseOptsIn(&c.r.s.mem, args, valued, stopAtOperand)
+}
+
+// parseOptsIn is shParseOpts, allocating from mem when it is not nil.
+func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 	nopt := 0 // at most this many options: one per letter of a cluster
 	for _, w := range args {
 		if len(w.arg) > 1 && w.arg[0] == '-' {
@@ -102,11 +112,16 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 			}
 		}
 	}
+	if mem == nil {
+		mem = &arena{}
+	}
+	p := mem.newParsed()
 	if nopt == 0 {
 		// Operands only (the common "cat file"): no copy.
-		return &shParsed{ops: args, rest: args}
+		p.ops, p.rest = args, args
+		return p
 	}
-	p := &shParsed{ops: make([]sword, 0, len(args)), opts: make([]shOpt, 0, min(nopt, 16))}
+	p.ops, p.opts = mem.swords(len(args)), mem.shOpts(min(nopt, 16))
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val

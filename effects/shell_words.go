@@ -169,7 +169,7 @@ func (b *fieldBuilder) unknownPart(dyn bool) {
 // words expands a command's words: braces, parameters, command
 // substitutions, field splitting, "$@", globs (through ctx.FS when set).
 func (r *sh) words(list []*syntax.Word, split bool) []sword {
-	out := make([]sword, 0, len(list))
+	out := r.s.mem.swords(len(list))
 	for _, w := range list {
 		if w == nil {
 			continue
@@ -186,15 +186,23 @@ func (r *sh) words(list []*syntax.Word, split bool) []sword {
 			out = r.expandWord(out, w, split)
 			continue
 		}
-		n := 0
-		for bw, err := range expand.BracesSeq(nil, w) {
-			if err != nil || n >= MaxGlobMatches {
-				r.s.unknown(true, "brace expansion gives more than %d words", MaxGlobMatches)
-				break
-			}
-			n++
-			out = r.expandWord(out, bw, split)
+		out = r.braceWords(out, w, split)
+	}
+	return out
+}
+
+// braceWords expands a word with braces ({a,b}, {1..3}) into out. (Its own
+// function: the range-over-func loop captures out, which would otherwise
+// put every words call's slice header on the heap.)
+func (r *sh) braceWords(out []sword, w *syntax.Word, split bool) []sword {
+	n := 0
+	for bw, err := range expand.BracesSeq(nil, w) {
+		if err != nil || n >= MaxGlobMatches {
+			r.s.unknown(true, "brace expansion gives more than %d words", MaxGlobMatches)
+			break
 		}
+		n++
+		out = r.expandWord(out, bw, split)
 	}
 	return out
 }
