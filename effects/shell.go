@@ -312,7 +312,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 	if rd.outPath != "" {
 		if out != nil && out.kind == sNet && out.url != "" && !rd.outAppend {
 			// curl URL > f, curl URL | base64 -d > f: the file is a download.
-			r.s.add(Effect{Kind: Download, Program: out.prog, URL: out.url, Host: out.host, Port: out.port, Path: rd.outPath})
+			r.s.add(Effect{Kind: Download, Program: out.prog, Detail: &Detail{URL: out.url, Host: out.host, Port: out.port}, Path: rd.outPath})
 			if r.fetched == nil {
 				r.fetched = map[string]*shStream{}
 			}
@@ -695,7 +695,7 @@ func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *shStream
 // download records a download fed to an interpreter, and that its code
 // cannot be read.
 func (r *sh) download(st *shStream, into string) {
-	r.s.add(Effect{Kind: Download, Program: st.prog, URL: st.url, Host: st.host, Port: st.port, Into: into})
+	r.s.add(Effect{Kind: Download, Program: st.prog, Detail: &Detail{URL: st.url, Host: st.host, Port: st.port, Into: into}})
 	where := st.url
 	if where == "" {
 		where = st.host

@@ -84,12 +84,12 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
-		r.s.add(Effect{Kind: Unknown, Into: prog, Path: p, Reason: fmt.Sprintf("%s runs the script %s, which the analysis cannot see", prog, p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: prog, Reason: fmt.Sprintf("%s runs the script %s, which the analysis cannot see", prog, p)}, Path: p})
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	if err != nil {
-		r.s.add(Effect{Kind: Unknown, Into: prog, Path: p, Reason: fmt.Sprintf("%s runs the script %s, which could not be read", prog, p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: prog, Reason: fmt.Sprintf("%s runs the script %s, which could not be read", prog, p)}, Path: p})
 		return
 	}
 	if trunc {
@@ -320,7 +320,7 @@ func shPythonModule(c *shCall, mod string, rest []sword) {
 		if b, ok := p.get("-b", "--bind"); ok {
 			host = b.arg
 		}
-		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 		dir := shLit(".")
 		if d, ok := p.get("-d", "--directory"); ok {
 			dir = d
@@ -515,7 +515,7 @@ func rubyHttpd(c *shCall, rest []sword) {
 	if v, ok := p.get("-p", "--port"); ok {
 		port = v.arg
 	}
-	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	dir := shLit(".")
 	if len(p.ops) > 0 {
 		dir = p.ops[0]
@@ -558,7 +558,7 @@ func hPhp(c *shCall) *shStream {
 		case "-S":
 			if i+1 < len(args) {
 				host, port, _ := strings.Cut(args[i+1].val, ":")
-				c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+				c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 				// The built-in server serves the files under its
 				// document root (-t), the working directory by default.
 				root := shLit(".")
@@ -668,13 +668,13 @@ func (r *sh) sourceFile(p string) {
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
-		r.s.add(Effect{Kind: Unknown, Into: "sh", Path: p, Reason: fmt.Sprintf("source runs the script %s, which the analysis cannot see", p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "sh", Reason: fmt.Sprintf("source runs the script %s, which the analysis cannot see", p)}, Path: p})
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	switch {
 	case err != nil:
-		r.s.add(Effect{Kind: Unknown, Into: "sh", Path: p, Reason: fmt.Sprintf("source runs the script %s, which could not be read", p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "sh", Reason: fmt.Sprintf("source runs the script %s, which could not be read", p)}, Path: p})
 	case trunc:
 		r.s.unknown(true, "source runs the script %s, larger than the %d bytes read", p, MaxScriptBytes)
 	default:
@@ -1052,14 +1052,14 @@ func hOpenssl(c *shCall) *shStream {
 		if port == "" {
 			port = "443"
 		}
-		c.r.s.add(Effect{Kind: Connect, Program: "openssl", Host: host, Port: port})
+		c.r.s.add(Effect{Kind: Connect, Program: "openssl", Detail: &Detail{Host: host, Port: port}})
 		if c.in != nil {
 			c.sendStdin(host, port, "")
 		}
 		return &shStream{kind: sNet, host: host, port: port}
 	case "s_server":
 		port, _ := p.get("-accept", "-port")
-		c.r.s.add(Effect{Kind: Listen, Program: "openssl", Port: port.val})
+		c.r.s.add(Effect{Kind: Listen, Program: "openssl", Detail: &Detail{Port: port.val}})
 		return &shStream{kind: sNet, port: port.val}
 	case "base64", "enc":
 		if p.has("-d") && (sub == "base64" || p.has("-base64", "-a")) && c.in != nil && c.in.kind == sText {

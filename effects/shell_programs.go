@@ -402,7 +402,7 @@ func busyboxHttpd(c *shCall) {
 			host, port = h, pt
 		}
 	}
-	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	home := shLit(".")
 	if v, ok := p.get("-h"); ok {
 		home = v
@@ -466,9 +466,9 @@ func hSed(c *shCall) *shStream {
 // chmod records a mode change, and a Privilege when it sets the setuid or
 // setgid bit.
 func (c *shCall) chmod(w sword, mode string, rec bool) {
-	c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
+	c.file(Chmod, w, func(e *Effect) { e.detail().Mode = mode; e.Recursive = e.Recursive || rec })
 	if shSetuidMode(mode) && w.known {
-		c.r.s.add(Effect{Kind: Privilege, Program: c.prog, Path: c.r.path(w.val, false), Mode: mode})
+		c.r.s.add(Effect{Kind: Privilege, Program: c.prog, Path: c.r.path(w.val, false), Detail: &Detail{Mode: mode}})
 	}
 }
 
@@ -536,7 +536,7 @@ func hChown(c *shCall) *shStream {
 		owner, ops = ops[0].arg, ops[1:]
 	}
 	for _, w := range ops {
-		c.file(Chown, w, func(e *Effect) { e.Mode = owner; e.Recursive = e.Recursive || rec })
+		c.file(Chown, w, func(e *Effect) { e.detail().Mode = owner; e.Recursive = e.Recursive || rec })
 	}
 	return nil
 }
@@ -546,7 +546,7 @@ func hSetfacl(c *shCall) *shStream {
 	spec, _ := p.get("-m", "--modify", "-x", "--remove", "--set")
 	rec := p.has("-R", "--recursive")
 	for _, w := range p.ops {
-		c.file(Chmod, w, func(e *Effect) { e.Mode = spec.arg; e.Recursive = e.Recursive || rec })
+		c.file(Chmod, w, func(e *Effect) { e.detail().Mode = spec.arg; e.Recursive = e.Recursive || rec })
 	}
 	return nil
 }
@@ -560,9 +560,9 @@ func hSetcap(c *shCall) *shStream {
 	}
 	for i := 0; i+1 < len(ops); i += 2 {
 		caps, f := ops[i], ops[i+1]
-		c.file(Chmod, f, func(e *Effect) { e.Mode = caps.arg })
+		c.file(Chmod, f, func(e *Effect) { e.detail().Mode = caps.arg })
 		if f.known {
-			c.r.s.add(Effect{Kind: Privilege, Program: "setcap", Path: c.r.path(f.val, false), Mode: caps.arg})
+			c.r.s.add(Effect{Kind: Privilege, Program: "setcap", Path: c.r.path(f.val, false), Detail: &Detail{Mode: caps.arg}})
 		}
 	}
 	return nil
@@ -584,7 +584,7 @@ func hChattr(c *shCall) *shStream {
 		}
 	}
 	for _, w := range ops {
-		c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
+		c.file(Chmod, w, func(e *Effect) { e.detail().Mode = mode; e.Recursive = e.Recursive || rec })
 	}
 	return nil
 }
@@ -740,10 +740,10 @@ func (c *shCall) awkProgram(prog string) {
 	}
 	for _, m := range awkInetRE.FindAllStringSubmatch(prog, -1) {
 		if m[2] != "0" {
-			c.r.s.add(Effect{Kind: Listen, Program: c.prog, Port: m[2]})
+			c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Port: m[2]}})
 		}
 		if m[3] != "0" && m[3] != "" {
-			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: m[3], Port: m[4]})
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: m[3], Port: m[4]}})
 		}
 	}
 	for _, m := range awkRedirRE.FindAllStringSubmatch(prog, -1) {
@@ -830,7 +830,7 @@ func hTar(c *shCall) *shStream {
 			return c.filter(from...)
 		}
 		if host, _, remote := shRemoteSpec(file.val); remote && file.known {
-			c.r.s.add(Effect{Kind: Send, Program: "tar", Host: host, Source: "output"})
+			c.r.s.add(Effect{Kind: Send, Program: "tar", Detail: &Detail{Host: host, Source: "output"}})
 			return nil
 		}
 		c.file(Write, file, nil)
@@ -849,7 +849,7 @@ func hTar(c *shCall) *shStream {
 		c.file(Write, d, func(e *Effect) { e.Recursive = true })
 		if toStdio && c.in != nil && c.in.kind == sNet && d.known {
 			// curl URL | tar x -C dir: the download lands in dir.
-			c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: c.in.url, Host: c.in.host, Port: c.in.port,
+			c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{URL: c.in.url, Host: c.in.host, Port: c.in.port},
 				Path: c.r.path(d.val, false), Recursive: true})
 		}
 		return nil
@@ -1112,7 +1112,7 @@ func hKill(c *shCall) *shStream {
 	if sig == "" {
 		sig = "TERM"
 	}
-	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: sig, Targets: targets}})
 	return nil
 }
 
@@ -1175,7 +1175,7 @@ func hPkill(c *shCall) *shStream {
 	if u, ok := p.get("-u", "--user", "--euid", "-U", "--uid"); ok {
 		targets = append(targets, "user:"+u.arg)
 	}
-	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: sig, Targets: targets}})
 	return nil
 }
 
@@ -1187,7 +1187,7 @@ func hSlay(c *shCall) *shStream {
 		targets = append(targets, "user:"+w.arg)
 	}
 	if len(targets) > 0 {
-		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: "KILL", Targets: targets})
+		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: "KILL", Targets: targets}})
 	}
 	return nil
 }
@@ -1213,9 +1213,9 @@ func hSystemctl(c *shCall) *shStream {
 		for _, w := range p.ops[1:] {
 			units = append(units, w.arg)
 		}
-		e := Effect{Kind: Signal, Program: "systemctl", Signal: sig, Targets: units}
-		if e.Signal == "" {
-			e.Signal = "TERM"
+		e := Effect{Kind: Signal, Program: "systemctl", Detail: &Detail{Signal: sig, Targets: units}}
+		if e.Signal() == "" {
+			e.detail().Signal = "TERM"
 		}
 		c.r.s.add(e)
 	}
@@ -1227,7 +1227,7 @@ func hService(c *shCall) *shStream {
 	if len(ops) >= 2 && ops[1].known {
 		switch ops[1].val {
 		case "stop", "restart", "force-reload", "force-stop":
-			c.r.s.add(Effect{Kind: Signal, Program: "service", Signal: "TERM", Targets: []string{ops[0].arg}})
+			c.r.s.add(Effect{Kind: Signal, Program: "service", Detail: &Detail{Signal: "TERM", Targets: []string{ops[0].arg}}})
 		}
 	}
 	return c.filter()
@@ -1667,8 +1667,8 @@ func hGit(c *shCall) *shStream {
 		dir = strings.TrimSuffix(path.Base(strings.TrimRight(u, "/")), ".git")
 	}
 	host, port := shURLParts(u)
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: u})
-	c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: host, Port: port, URL: u, Path: c.r.path(dir, false), Recursive: true})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}})
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}, Path: c.r.path(dir, false), Recursive: true})
 	return c.filter()
 }
 
