@@ -66,6 +66,8 @@ type state struct {
 	full    bool
 	steps   int // statements and commands read so far (the shell reader's work budget)
 	mem     arena
+	// freeCalls are shell calls whose handlers have returned (takeCall).
+	freeCalls []*shCall
 	// lowerMaps remembers, for the payload maps looked at so far, whether
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap

@@ -1,7 +1,7 @@
 package effects
 
 // arena hands out the many small slices and records one analysis makes
-// (a command's words, its argv, its options, the call being read) from
+// (a command's words, its argv, its options) from
 // chunks shared by the whole analysis, instead of one allocation each.
 // Chunks start small (a one-line command allocates little) and double up
 // to a bound. Everything handed out lives as long as the longest-lived
@@ -11,7 +11,6 @@ type arena struct {
 	words  []sword
 	opts   []shOpt
 	parsed []shParsed
-	calls  []shCall
 }
 
 // arenaTake returns n zeroed elements from *chunk, with capacity n (an
@@ -43,5 +42,19 @@ func (a *arena) shOpts(n int) []shOpt { return arenaTake(&a.opts, n, 4, 128)[:0]
 // newParsed returns a zero shParsed.
 func (a *arena) newParsed() *shParsed { return &arenaTake(&a.parsed, 1, 4, 64)[0] }
 
-// newCall returns a zero shCall.
-func (a *arena) newCall() *shCall { return &arenaTake(&a.calls, 1, 4, 64)[0] }
+// takeCall returns a shCall to fill, one released earlier when there is
+// one.
+func (s *state) takeCall() *shCall {
+	if n := len(s.freeCalls); n > 0 {
+		c := s.freeCalls[n-1]
+		s.freeCalls = s.freeCalls[:n-1]
+		return c
+	}
+	return &shCall{}
+}
+
+// releaseCall gives back a call whose handler has returned.
+func (s *state) releaseCall(c *shCall) {
+	*c = shCall{}
+	s.freeCalls = append(s.freeCalls, c)
+}

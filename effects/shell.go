@@ -607,16 +607,23 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 		return nil
 	}
 	r.s.add(e)
-	c := r.s.mem.newCall()
+	// The call lives while its handler runs (handlers keep no pointer to
+	// it), so calls are reused, one per level of commands nested in
+	// commands.
+	c := r.s.takeCall()
 	*c = shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	var out *shStream
 	if h := shLookupProgram(base); h != nil {
-		return h(c)
+		out = h(c)
+	} else {
+		if strings.Contains(prog, "/") {
+			// A program run by its path may be a script the agent wrote.
+			r.scriptByPath(c, e.Path)
+		}
+		out = c.filter()
 	}
-	if strings.Contains(prog, "/") {
-		// A program run by its path may be a script the agent wrote.
-		r.scriptByPath(c, e.Path)
-	}
-	return c.filter()
+	r.s.releaseCall(c)
+	return out
 }
 
 // argvOf is shArgvOf with the slice from the analysis's arena.
