@@ -64,10 +64,8 @@ type state struct {
 	via     string
 	out     []Effect
 	full    bool
-	steps   int // statements and commands read so far (the shell reader's work budget)
-	mem     arena
-	// freeCalls are shell calls whose handlers have returned (takeCall).
-	freeCalls []*shCall
+	steps   int    // statements and commands read so far (the shell reader's work budget)
+	mem     *arena // nil until a long script is read
 	// lowerMaps remembers, for the payload maps looked at so far, whether
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap

@@ -95,6 +95,9 @@ func (s *state) shellIn(script string, env *shEnv) {
 			}
 			return
 		}
+		if len(script) >= arenaMinScript && s.mem == nil {
+			s.mem = &arena{}
+		}
 		if want := min(4+len(script)/10, MaxEffects); s.out == nil || len(s.out) == 0 && cap(s.out) < want {
 			// About one effect per 10 bytes of script at most: grow once, not by doubling.
 			s.out = make([]Effect, 0, want)

@@ -97,7 +97,7 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 
 // parseOpts is shParseOpts with the result taken from the analysis's arena.
 func (c *shCall) parseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
-	return parseOptsIn(&c.r.s.mem, args, valued, stopAtOperand)
+	return parseOptsIn(c.r.s.mem, args, valued, stopAtOperand)
 }
 
 // parseOptsIn is shParseOpts, allocating from mem when it is not nil.
@@ -111,9 +111,6 @@ func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) 
 				nopt += len(w.arg) - 1
 			}
 		}
-	}
-	if mem == nil {
-		mem = &arena{}
 	}
 	p := mem.newParsed()
 	if nopt == 0 {
