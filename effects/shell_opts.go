@@ -118,7 +118,8 @@ func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) 
 		p.ops, p.rest = args, args
 		return p
 	}
-	p.ops, p.opts = mem.swords(len(args)), mem.shOpts(min(nopt, 16))
+	p.opts = mem.shOpts(min(nopt, 16))
+	ops := opsBuilder{args: args, start: -1, mem: mem}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val
@@ -134,11 +135,14 @@ func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) 
 				p.ops = args[i:]
 				return p
 			}
-			p.ops = append(p.ops, w)
+			ops.add(i)
 			continue
 		}
 		if a == "--" {
-			p.ops = append(p.ops, args[i+1:]...)
+			for j := i + 1; j < len(args); j++ {
+				ops.add(j)
+			}
+			p.ops = ops.result()
 			p.rest = args[i+1:]
 			return p
 		}
@@ -172,7 +176,48 @@ func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) 
 			p.opts = append(p.opts, shOpt{name: name})
 		}
 	}
+	p.ops = ops.result()
 	return p
+}
+
+// opsBuilder collects the operands of a command line. While they are
+// contiguous in args (the usual "cmd -opts a b") they stay a sub-slice of
+// args; they are copied only when an option comes between two of them.
+type opsBuilder struct {
+	args       []sword
+	start, end int // args[start:end] are the operands so far (start < 0: none)
+	out        []sword
+	copied     bool
+	mem        *arena
+}
+
+// add adds args[i].
+func (o *opsBuilder) add(i int) {
+	if !o.copied {
+		switch {
+		case o.start < 0:
+			o.start, o.end = i, i+1
+			return
+		case o.end == i:
+			o.end++
+			return
+		}
+		o.out = append(o.mem.swords(len(o.args)), o.args[o.start:o.end]...)
+		o.copied = true
+	}
+	o.out = append(o.out, o.args[i])
+}
+
+// result returns the operands (an empty, non-nil slice when there are
+// none), with no room to append into args.
+func (o *opsBuilder) result() []sword {
+	switch {
+	case o.copied:
+		return o.out
+	case o.start < 0:
+		return o.args[:0:0]
+	}
+	return o.args[o.start:o.end:o.end]
 }
 
 // shShortOpts holds "-c" for every ASCII byte c, so that reading a cluster

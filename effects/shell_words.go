@@ -256,10 +256,16 @@ func plainWord(w *syntax.Word) (string, bool) {
 	}
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
-		if strings.ContainsAny(p.Value, "\\*?[") || strings.HasPrefix(p.Value, "~") {
+		v := p.Value
+		if len(v) > 0 && v[0] == '~' {
 			return "", false
 		}
-		return p.Value, true
+		for i := 0; i < len(v); i++ {
+			if c := v[i]; c == '\\' || c == '*' || c == '?' || c == '[' {
+				return "", false
+			}
+		}
+		return v, true
 	case *syntax.SglQuoted:
 		if p.Dollar {
 			return "", false
