@@ -87,20 +87,15 @@ func shOpts(spec string) shOptSet {
 // handlers, so that each is built once.
 var shOptCache sync.Map
 
-// shParseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
+// parseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
 // "-o file" for options that take a value, "--long=value" and "--long
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
-func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
-	return parseOptsIn(nil, args, valued, stopAtOperand)
-}
-
-// parseOpts is shParseOpts with the result taken from the analysis's arena.
 func (c *shCall) parseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 	return parseOptsIn(c.r.s.mem, args, valued, stopAtOperand)
 }
 
-// parseOptsIn is shParseOpts, allocating from mem when it is not nil.
+// parseOptsIn is parseOpts, allocating from mem (nil: no arena).
 func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 	nopt := 0 // at most this many options: one per letter of a cluster
 	for _, w := range args {
