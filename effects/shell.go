@@ -485,7 +485,8 @@ func (r *sh) declClause(c *syntax.DeclClause) {
 	}
 }
 
-// shAssign is a NAME=value evaluated.
+// shAssign is a NAME=value evaluated (its value's arg is not set when the
+// value is not known: only val and known are read).
 type shAssign struct {
 	name string
 	val  sword
@@ -502,7 +503,7 @@ func (r *sh) evalAssign(a *syntax.Assign) shAssign {
 	if a.Value == nil {
 		return shAssign{name: a.Name.Value, val: sword{known: true}}
 	}
-	return shAssign{name: a.Name.Value, val: r.joinWord(a.Value)}
+	return shAssign{name: a.Name.Value, val: r.joinWordArg(a.Value, false)}
 }
 
 func (r *sh) assign(a *syntax.Assign, export bool) {

@@ -48,7 +48,8 @@ type fieldBuilder struct {
 	r       *sh
 	word    *syntax.Word // printed for Argv when a field is not known
 	srcText string
-	level   int // index of the reader's scratch buffer cur comes from
+	noSrc   bool // a field not known gets no Argv text (a value nobody prints)
+	level   int  // index of the reader's scratch buffer cur comes from
 }
 
 // newFieldBuilder starts the fields of word w, appended to fields (with
@@ -103,7 +104,9 @@ func (b *fieldBuilder) end() {
 	if w.known {
 		w.arg = w.val
 	} else {
-		w.arg = b.src()
+		if !b.noSrc {
+			w.arg = b.src()
+		}
 		w.val = ""
 	}
 	if w.glob {
@@ -284,7 +287,12 @@ func plainWord(w *syntax.Word) (string, bool) {
 
 // joinWord evaluates a word with no field splitting and no globbing (an
 // assignment's value, a here-string, a redirection target).
-func (r *sh) joinWord(w *syntax.Word) sword {
+func (r *sh) joinWord(w *syntax.Word) sword { return r.joinWordArg(w, true) }
+
+// joinWordArg is joinWord; without withArg, a value not known gets no arg
+// (the printed word, which costs a printer run): for an assignment's
+// value, of which only the value and whether it is known are kept.
+func (r *sh) joinWordArg(w *syntax.Word, withArg bool) sword {
 	if w == nil {
 		return shLit("")
 	}
@@ -292,6 +300,7 @@ func (r *sh) joinWord(w *syntax.Word) sword {
 		return shLit(v)
 	}
 	b := r.newFieldBuilder(w, nil, false)
+	b.noSrc = !withArg
 	r.parts(&b, w.Parts, false, false, true)
 	b.started = true
 	b.end()
