@@ -263,6 +263,9 @@ func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	if p.Via == "" {
 		p.Via = s.via
 	}
+	if p.Detail != nil && p.Detail.isZero() {
+		p.Detail = nil // as add does
+	}
 }
 
 func (c *shCall) files(k Kind, ws []sword, rec bool) {
