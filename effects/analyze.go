@@ -30,7 +30,7 @@ func Code(lang, code string, ctx Context) (out []Effect) {
 func (s *state) recoverFailure() {
 	if p := recover(); p != nil {
 		s.full = false
-		s.out = append(s.out, Effect{Kind: Unknown, Limit: true, Reason: "the analysis failed on this input (a reader's fault); it is not read"})
+		s.out = append(s.out, Effect{Kind: Unknown, Limit: true, Detail: &Detail{Reason: "the analysis failed on this input (a reader's fault); it is not read"}})
 	}
 }
 
@@ -64,7 +64,8 @@ type state struct {
 	via     string
 	out     []Effect
 	full    bool
-	steps   int // statements and commands read so far (the shell reader's work budget)
+	steps   int    // statements and commands read so far (the shell reader's work budget)
+	mem     *arena // nil until a long script is read
 	// lowerMaps remembers, for the payload maps looked at so far, whether
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap
@@ -93,11 +94,14 @@ func (s *state) add(e Effect) {
 	if len(s.out) >= MaxEffects-1 {
 		s.full = true
 		s.out = append(s.out, Effect{Kind: Unknown, Limit: true, Via: s.via,
-			Reason: fmt.Sprintf("more than %d effects", MaxEffects-1)})
+			Detail: &Detail{Reason: fmt.Sprintf("more than %d effects", MaxEffects-1)}})
 		return
 	}
 	if e.Via == "" {
 		e.Via = s.via
+	}
+	if e.Detail != nil && e.Detail.isZero() {
+		e.Detail = nil // one nil for "no detail", whatever the literal said
 	}
 	s.out = append(s.out, e)
 }
@@ -105,7 +109,7 @@ func (s *state) add(e Effect) {
 // unknown records what could not be read and why; limit marks a limit of
 // the analysis.
 func (s *state) unknown(limit bool, format string, args ...any) {
-	s.add(Effect{Kind: Unknown, Limit: limit, Reason: fmt.Sprintf(format, args...)})
+	s.add(Effect{Kind: Unknown, Limit: limit, Detail: &Detail{Reason: fmt.Sprintf(format, args...)}})
 }
 
 // opaque records code that runs but cannot be read: an Unknown whose Into
@@ -115,7 +119,7 @@ func (s *state) unknown(limit bool, format string, args ...any) {
 // -s)", "base64" in ... | base64 -d | sh). Rules tell obfuscation from
 // set-up scripts by those two fields.
 func (s *state) opaque(into, from string, format string, args ...any) {
-	s.add(Effect{Kind: Unknown, Into: into, Program: from, Reason: fmt.Sprintf(format, args...)})
+	s.add(Effect{Kind: Unknown, Detail: &Detail{Into: into, Reason: fmt.Sprintf(format, args...)}, Program: from})
 }
 
 // nested runs read one level deeper under reader name via (a shell inside

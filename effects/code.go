@@ -121,7 +121,7 @@ func (s *state) socketShellScan(lang, code string) {
 		return
 	}
 	for _, e := range s.out {
-		if e.Kind == Download && e.Into != "" && e.URL == "" {
+		if e.Kind == Download && e.Into() != "" && e.URL() == "" {
 			return
 		}
 	}
@@ -134,8 +134,7 @@ func (s *state) socketShellScan(lang, code string) {
 	if m := foreignPortRE.FindStringSubmatch(rest); m != nil {
 		port = m[1]
 	}
-	s.add(Effect{Kind: Download, Program: lang, Host: host, Port: port, Into: "sh",
-		Reason: "code in " + lang + " that opens a network socket and runs commands"})
+	s.add(Effect{Kind: Download, Program: lang, Detail: &Detail{Host: host, Port: port, Into: "sh", Reason: "code in " + lang + " that opens a network socket and runs commands"}})
 }
 
 var foreignOpenRE = regexp.MustCompile(`(?:\bopen|readFile(?:Sync)?|File\.read|file_get_contents|slurp)\s*\(\s*["'](/[^"']+)["']`)
@@ -157,6 +156,6 @@ func (s *state) socketUploadScan(lang, code string) {
 	}
 	for _, m := range foreignOpenRE.FindAllStringSubmatch(code, 8) {
 		s.add(Effect{Kind: Read, Program: lang, Path: m[1]})
-		s.add(Effect{Kind: Send, Program: lang, Host: host, Port: port, Source: m[1]})
+		s.add(Effect{Kind: Send, Program: lang, Detail: &Detail{Host: host, Port: port, Source: m[1]}})
 	}
 }

@@ -856,10 +856,10 @@ func (sc *scanner) fileOp(k Kind, fn string, args [][]scTok, recursive bool) {
 }
 
 func (sc *scanner) connect(host, port string) {
-	e := Effect{Kind: Connect, Host: strings.ToLower(host), Port: port}
+	e := Effect{Kind: Connect, Detail: &Detail{Host: strings.ToLower(host), Port: port}}
 	if strings.Contains(host, "://") {
-		e.URL = host
-		e.Host, e.Port = urlHostPort(host)
+		e.detail().URL = host
+		e.detail().Host, e.detail().Port = urlHostPort(host)
 	}
 	sc.add(e)
 	sc.conns = append(sc.conns, e)
@@ -915,8 +915,8 @@ func (sc *scanner) finish() {
 	}
 	for _, c := range sc.conns {
 		for _, p := range progs {
-			sc.add(Effect{Kind: Download, Host: c.Host, Port: c.Port, URL: c.URL, Into: p})
-			sc.add(Effect{Kind: Send, Host: c.Host, Port: c.Port, URL: c.URL, Source: "output"})
+			sc.add(Effect{Kind: Download, Detail: &Detail{Host: c.Host(), Port: c.Port(), URL: c.URL(), Into: p}})
+			sc.add(Effect{Kind: Send, Detail: &Detail{Host: c.Host(), Port: c.Port(), URL: c.URL(), Source: "output"}})
 		}
 	}
 }
@@ -963,7 +963,7 @@ func (sc *scanner) signal(sig string, targets []string) {
 	if sig == "" {
 		sig = "TERM"
 	}
-	sc.add(Effect{Kind: Signal, Signal: sig, Targets: targets})
+	sc.add(Effect{Kind: Signal, Detail: &Detail{Signal: sig, Targets: targets}})
 }
 
 func (sc *scanner) litOr(arg []scTok, dflt string) string {
@@ -1051,7 +1051,7 @@ func (sc *scanner) node(name string, args [][]scTok) {
 		body := fn == "post" || fn == "put" || fn == "patch" || strings.Contains(argText(args[1:]), "body")
 		if body {
 			e := sc.conns[len(sc.conns)-1]
-			sc.add(Effect{Kind: Send, URL: e.URL, Host: e.Host, Port: e.Port, Source: sc.dataSource(args[1:])})
+			sc.add(Effect{Kind: Send, Detail: &Detail{URL: e.URL(), Host: e.Host(), Port: e.Port(), Source: sc.dataSource(args[1:])}})
 		}
 	default:
 		if !uses("fs") && !uses("fs/promises") && !uses("fs-extra") {
@@ -1159,7 +1159,7 @@ func (sc *scanner) fsOp(fn string, k Kind, args [][]scTok) {
 		if k == Chown && len(args) > 2 {
 			mode += ":" + sc.litOr(args[2], "?")
 		}
-		sc.add(Effect{Kind: k, Path: p, Mode: mode})
+		sc.add(Effect{Kind: k, Path: p, Detail: &Detail{Mode: mode}})
 	case Create:
 		if base == "symlink" || base == "link" {
 			if len(args) > 1 {
@@ -1232,7 +1232,7 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 			}
 			for _, a := range args[n:] {
 				if p, ok := sc.path(fn, a); ok {
-					sc.add(Effect{Kind: k, Path: p, Mode: mode})
+					sc.add(Effect{Kind: k, Path: p, Detail: &Detail{Mode: mode}})
 				}
 			}
 		}
@@ -1314,7 +1314,7 @@ func (sc *scanner) perlSocketNew(args [][]scTok) {
 	case host != "":
 		sc.connect(host, port)
 	case kv["localport"] != "":
-		sc.add(Effect{Kind: Listen, Host: kv["localaddr"], Port: kv["localport"]})
+		sc.add(Effect{Kind: Listen, Detail: &Detail{Host: kv["localaddr"], Port: kv["localport"]}})
 	default:
 		sc.unknownf("a socket to an address not known before run time: %s", argText(args))
 	}
@@ -1478,7 +1478,7 @@ func (sc *scanner) ruby(name string, args [][]scTok) {
 			}
 			for _, a := range rubyList(args[n:]) {
 				if p, ok := sc.path(name, a); ok {
-					sc.add(Effect{Kind: k, Path: p, Mode: mode, Recursive: strings.HasSuffix(name, "_R")})
+					sc.add(Effect{Kind: k, Path: p, Detail: &Detail{Mode: mode}, Recursive: strings.HasSuffix(name, "_R")})
 				}
 			}
 		}
@@ -1505,7 +1505,7 @@ func (sc *scanner) ruby(name string, args [][]scTok) {
 		}
 	case "TCPServer.new", "TCPServer.open":
 		h, p, _ := sc.hostPort(args)
-		sc.add(Effect{Kind: Listen, Host: h, Port: p})
+		sc.add(Effect{Kind: Listen, Detail: &Detail{Host: h, Port: p}})
 	case "Net::HTTP.get", "Net::HTTP.get_response", "Net::HTTP.post", "Net::HTTP.post_form", "URI.open",
 		"Net::HTTP.start", "Net::HTTP.new", "HTTParty.get", "HTTParty.post", "Faraday.get", "Faraday.post",
 		"RestClient.get", "RestClient.post", "RestClient.put":
@@ -1528,7 +1528,7 @@ func (sc *scanner) ruby(name string, args [][]scTok) {
 		sc.connect(u, "")
 		if strings.Contains(strings.ToLower(name), "post") || strings.Contains(name, "put") {
 			e := sc.conns[len(sc.conns)-1]
-			sc.add(Effect{Kind: Send, URL: e.URL, Host: e.Host, Port: e.Port, Source: sc.dataSource(args[1:])})
+			sc.add(Effect{Kind: Send, Detail: &Detail{URL: e.URL(), Host: e.Host(), Port: e.Port(), Source: sc.dataSource(args[1:])}})
 		}
 	case "Process.kill":
 		if len(args) > 1 {
@@ -1608,7 +1608,7 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 			return
 		}
 		h, p, _ := sc.hostPort(args)
-		sc.add(Effect{Kind: Listen, Host: h, Port: p})
+		sc.add(Effect{Kind: Listen, Detail: &Detail{Host: h, Port: p}})
 	case "unlink", "rmdir":
 		if len(args) > 0 {
 			sc.fileOp(Delete, fn, args[:1], false)
@@ -1667,7 +1667,7 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 				} else {
 					mode = octal(mode)
 				}
-				sc.add(Effect{Kind: k, Path: p, Mode: mode})
+				sc.add(Effect{Kind: k, Path: p, Detail: &Detail{Mode: mode}})
 			}
 		}
 	case "mkdir", "touch", "tempnam":
@@ -1690,7 +1690,7 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 				sc.connect(u, "")
 				if strings.Contains(sc.src, "CURLOPT_POSTFIELDS") {
 					e := sc.conns[len(sc.conns)-1]
-					sc.add(Effect{Kind: Send, URL: e.URL, Host: e.Host, Port: e.Port, Source: "data"})
+					sc.add(Effect{Kind: Send, Detail: &Detail{URL: e.URL(), Host: e.Host(), Port: e.Port(), Source: "data"}})
 				}
 				return
 			}

@@ -502,7 +502,7 @@ func TestCodeTable(t *testing.T) {
 				if e.Kind != Unknown {
 					t.Errorf("python #%d without cgo: %+v is not an unknown", i, e)
 				}
-				opaque = opaque || e.Into == "python"
+				opaque = opaque || e.Into() == "python"
 			}
 			if !opaque {
 				t.Errorf("python #%d without cgo: no opaque unknown in %+v", i, got)

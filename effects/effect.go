@@ -58,6 +58,15 @@ const (
 // Kind are set; paths are absolute and cleaned when the working directory
 // is known, and left relative (never resolved against the harness's own
 // working directory) when it is not.
+//
+// The fields most effects leave empty (the mode, the network endpoint,
+// the source of a send, the signal, the reason of an Unknown, ...) are in
+// Detail, which is nil when all of them are: an analysis of a long script
+// holds thousands of effects, and most are a run or a file. Read them
+// through the methods of the same names (e.Host(), e.Targets()), which
+// return the zero value when Detail is nil; set them through Detail. In
+// JSON the effect is flat, with the fields in the order of their
+// declaration, as if Detail's fields were Effect's own.
 type Effect struct {
 	Kind Kind `json:"kind"`
 	// Program is the program (or interpreter, or tool) that has the
@@ -74,6 +83,17 @@ type Effect struct {
 	Recursive bool `json:"recursive,omitempty"`
 	// Append marks a Write that appends.
 	Append bool `json:"append,omitempty"`
+	// Detail holds the fields that only some kinds set; nil when none is.
+	*Detail
+	// Limit marks an Unknown caused by a limit of the analysis.
+	Limit bool `json:"limit,omitempty"`
+	// Via says which reader found the effect: "shell", "python", "node",
+	// "tool", and for nested code the chain ("shell>python").
+	Via string `json:"via,omitempty"`
+}
+
+// Detail is the part of an Effect that only some kinds set.
+type Detail struct {
 	// Mode is the new mode of a Chmod or the new owner of a Chown.
 	Mode string `json:"mode,omitempty"`
 	// Host, Port and URL name a network endpoint.
@@ -94,11 +114,112 @@ type Effect struct {
 	Remote string `json:"remote,omitempty"`
 	// Reason says why an Unknown could not be read.
 	Reason string `json:"reason,omitempty"`
-	// Limit marks an Unknown caused by a limit of the analysis.
-	Limit bool `json:"limit,omitempty"`
-	// Via says which reader found the effect: "shell", "python", "node",
-	// "tool", and for nested code the chain ("shell>python").
-	Via string `json:"via,omitempty"`
+}
+
+// isZero reports whether no field of d is set.
+func (d *Detail) isZero() bool {
+	return d.Mode == "" && d.Host == "" && d.Port == "" && d.URL == "" && d.Source == "" && d.Into == "" &&
+		len(d.Targets) == 0 && d.Signal == "" && d.Remote == "" && d.Reason == ""
+}
+
+// detail returns e's Detail, giving e one first when it has none.
+func (e *Effect) detail() *Detail {
+	if e.Detail == nil {
+		e.Detail = &Detail{}
+	}
+	return e.Detail
+}
+
+// ownDetail gives e a Detail of its own (a copy of the one it shares, if
+// any) and returns it: for changing an effect already in a list, whose
+// Detail another effect may point to.
+func (e *Effect) ownDetail() *Detail {
+	d := &Detail{}
+	if e.Detail != nil {
+		*d = *e.Detail
+	}
+	e.Detail = d
+	return d
+}
+
+// Mode returns Detail.Mode ("" without Detail).
+func (e *Effect) Mode() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Mode
+}
+
+// Host returns Detail.Host ("" without Detail).
+func (e *Effect) Host() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Host
+}
+
+// Port returns Detail.Port ("" without Detail).
+func (e *Effect) Port() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Port
+}
+
+// URL returns Detail.URL ("" without Detail).
+func (e *Effect) URL() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.URL
+}
+
+// Source returns Detail.Source ("" without Detail).
+func (e *Effect) Source() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Source
+}
+
+// Into returns Detail.Into ("" without Detail).
+func (e *Effect) Into() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Into
+}
+
+// Targets returns Detail.Targets (nil without Detail).
+func (e *Effect) Targets() []string {
+	if e.Detail == nil {
+		return nil
+	}
+	return e.Detail.Targets
+}
+
+// Signal returns Detail.Signal ("" without Detail).
+func (e *Effect) Signal() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Signal
+}
+
+// Remote returns Detail.Remote ("" without Detail).
+func (e *Effect) Remote() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Remote
+}
+
+// Reason returns Detail.Reason ("" without Detail).
+func (e *Effect) Reason() string {
+	if e.Detail == nil {
+		return ""
+	}
+	return e.Detail.Reason
 }
 
 // Context is what is known of the agent that acts.

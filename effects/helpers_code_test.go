@@ -25,8 +25,8 @@ func brief(e Effect) string {
 	switch e.Kind {
 	case Run:
 		if e.Program == "<sh>" {
-			if e.Remote != "" {
-				return "sh: " + strings.Join(e.Argv, " ") + " @" + e.Remote
+			if e.Remote() != "" {
+				return "sh: " + strings.Join(e.Argv, " ") + " @" + e.Remote()
 			}
 			return "sh: " + strings.Join(e.Argv, " ")
 		}
@@ -46,20 +46,20 @@ func brief(e Effect) string {
 	case Move:
 		fmt.Fprintf(&b, "move %s -> %s", e.Path, e.Dest)
 	case Chmod, Chown:
-		fmt.Fprintf(&b, "%s%s %s %s", e.Kind, map[bool]string{true: " -r"}[e.Recursive], e.Mode, e.Path)
+		fmt.Fprintf(&b, "%s%s %s %s", e.Kind, map[bool]string{true: " -r"}[e.Recursive], e.Mode(), e.Path)
 	case Connect, Listen:
 		fmt.Fprintf(&b, "%s %s", e.Kind, endpointText(e))
 	case Send:
-		fmt.Fprintf(&b, "send %s -> %s", e.Source, endpointText(e))
+		fmt.Fprintf(&b, "send %s -> %s", e.Source(), endpointText(e))
 	case Download:
 		fmt.Fprintf(&b, "download %s", endpointText(e))
-		if e.Into != "" {
-			b.WriteString(" | " + e.Into)
+		if e.Into() != "" {
+			b.WriteString(" | " + e.Into())
 		} else {
 			b.WriteString(" > " + e.Path)
 		}
 	case Signal:
-		fmt.Fprintf(&b, "signal %s %s", e.Signal, strings.Join(e.Targets, ","))
+		fmt.Fprintf(&b, "signal %s %s", e.Signal(), strings.Join(e.Targets(), ","))
 	case Privilege:
 		fmt.Fprintf(&b, "privilege %s", e.Program)
 	case Unknown:
@@ -74,10 +74,10 @@ func brief(e Effect) string {
 }
 
 func endpointText(e Effect) string {
-	if e.URL != "" {
-		return e.URL
+	if e.URL() != "" {
+		return e.URL()
 	}
-	return e.Host + ":" + e.Port
+	return e.Host() + ":" + e.Port()
 }
 
 // checkEffects compares effects with the expected brief lines, in any
@@ -95,7 +95,7 @@ func checkEffects(t *testing.T, name string, got []Effect, want []string) {
 		t.Errorf("%s:\n got  %q\n want %q", name, g, want)
 		for _, e := range got {
 			if e.Kind == Unknown {
-				t.Logf("  unknown: %s", e.Reason)
+				t.Logf("  unknown: %s", e.Reason())
 			}
 		}
 	}

@@ -243,8 +243,8 @@ func (p *py) finish() {
 			continue
 		}
 		for _, prog := range p.ran {
-			p.s.add(Effect{Kind: Download, Program: prog, Host: o.host, Port: o.port, Into: prog})
-			p.s.add(Effect{Kind: Send, Program: prog, Host: o.host, Port: o.port, Source: "output"})
+			p.s.add(Effect{Kind: Download, Program: prog, Detail: &Detail{Host: o.host, Port: o.port, Into: prog}})
+			p.s.add(Effect{Kind: Send, Program: prog, Detail: &Detail{Host: o.host, Port: o.port, Source: "output"}})
 		}
 	}
 }
@@ -1312,7 +1312,7 @@ func pyChmod(p *py, q string, a *pyArgs) pyVal {
 		mn = a.nodes[1]
 	}
 	if path, ok := p.pathOf(v, q, a); ok {
-		p.add(Effect{Kind: Chmod, Path: path, Mode: pyMode(m, mn)})
+		p.add(Effect{Kind: Chmod, Path: path, Detail: &Detail{Mode: pyMode(m, mn)}})
 	}
 	return pyVal{}
 }
@@ -1332,7 +1332,7 @@ func pyChown(p *py, q string, a *pyArgs) pyVal {
 		mode += ":" + gs
 	}
 	if path, ok := p.pathOf(v, q, a); ok {
-		p.add(Effect{Kind: Chown, Path: path, Mode: mode})
+		p.add(Effect{Kind: Chown, Path: path, Detail: &Detail{Mode: mode}})
 	}
 	return pyVal{}
 }
@@ -1493,10 +1493,10 @@ func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 	if v.k != pyStr {
 		if v.url != "" {
 			h, pt := urlHostPort(v.url)
-			p.add(Effect{Kind: Download, URL: v.url, Host: h, Port: pt, Into: "sh"})
+			p.add(Effect{Kind: Download, Detail: &Detail{URL: v.url, Host: h, Port: pt, Into: "sh"}})
 			if strings.HasPrefix(v.url, "tcp://") {
 				// Commands read from a socket: their output goes back.
-				p.add(Effect{Kind: Send, URL: v.url, Host: h, Port: pt, Source: "output"})
+				p.add(Effect{Kind: Send, Detail: &Detail{URL: v.url, Host: h, Port: pt, Source: "output"}})
 			}
 		}
 		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
@@ -1559,7 +1559,7 @@ func pySubprocess(p *py, q string, a *pyArgs) pyVal {
 		} else if sh {
 			into = "sh"
 		}
-		p.add(Effect{Kind: Download, URL: in.url, Host: shURLHost(in.url), Into: into})
+		p.add(Effect{Kind: Download, Detail: &Detail{URL: in.url, Host: shURLHost(in.url), Into: into}})
 	}
 	if ex, ok := a.kw["executable"]; ok {
 		if s, ok := ex.str(); ok && v.k == pyList && len(v.list) > 0 && !sh {
@@ -1680,7 +1680,7 @@ func pyServer(p *py, q string, a *pyArgs) pyVal {
 	if !ok {
 		p.unknownf("a listen on an address not known before run time: %s", snippet(a.text))
 	}
-	p.add(Effect{Kind: Listen, Host: h, Port: pt})
+	p.add(Effect{Kind: Listen, Detail: &Detail{Host: h, Port: pt}})
 	handler := ""
 	if len(a.nodes) > 1 && a.nodes[1] != nil {
 		handler = a.nodes[1].text
@@ -1725,7 +1725,7 @@ func (p *py) connect(o *pyObj, addr pyVal, a *pyArgs) {
 		p.unknownf("a connection to an address not known before run time: %s", snippet(a.text))
 		h, pt = "?", "?"
 	} else {
-		p.add(Effect{Kind: Connect, Host: h, Port: pt})
+		p.add(Effect{Kind: Connect, Detail: &Detail{Host: h, Port: pt}})
 	}
 	if o != nil {
 		o.host, o.port = h, pt
@@ -1777,7 +1777,7 @@ func pyOpenConn(p *py, q string, a *pyArgs) pyVal {
 	if hs == "?" {
 		p.unknownf("a connection to an address not known before run time: %s", snippet(a.text))
 	} else {
-		p.add(Effect{Kind: Connect, Host: hs, Port: ps})
+		p.add(Effect{Kind: Connect, Detail: &Detail{Host: hs, Port: ps}})
 	}
 	o.host, o.port = hs, ps
 	return pyObjV(o)
@@ -1822,9 +1822,9 @@ func source(v pyVal) string {
 
 func (p *py) sendHTTP(url string, data []pyVal, a *pyArgs) {
 	h, pt := urlHostPort(url)
-	p.add(Effect{Kind: Connect, URL: url, Host: h, Port: pt})
+	p.add(Effect{Kind: Connect, Detail: &Detail{URL: url, Host: h, Port: pt}})
 	for _, d := range data {
-		p.add(Effect{Kind: Send, URL: url, Host: h, Port: pt, Source: source(d)})
+		p.add(Effect{Kind: Send, Detail: &Detail{URL: url, Host: h, Port: pt, Source: source(d)}})
 	}
 }
 
@@ -1922,10 +1922,10 @@ func pyURLRetrieve(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{}
 	}
 	h, pt := urlHostPort(u)
-	p.add(Effect{Kind: Connect, URL: u, Host: h, Port: pt})
+	p.add(Effect{Kind: Connect, Detail: &Detail{URL: u, Host: h, Port: pt}})
 	if f, ok := a.get(1, "filename"); ok {
 		if path, ok := p.pathOf(f, q, a); ok {
-			p.add(Effect{Kind: Download, URL: u, Host: h, Port: pt, Path: path})
+			p.add(Effect{Kind: Download, Detail: &Detail{URL: u, Host: h, Port: pt}, Path: path})
 			p.add(Effect{Kind: Write, Path: path})
 		}
 	}
@@ -1946,7 +1946,7 @@ func pyHTTPConn(dflt string) pyHandler {
 		} else if i := strings.LastIndex(hs, ":"); i > 0 {
 			hs, port = hs[:i], hs[i+1:]
 		}
-		p.add(Effect{Kind: Connect, Host: hs, Port: port})
+		p.add(Effect{Kind: Connect, Detail: &Detail{Host: hs, Port: port}})
 		return pyObjV(&pyObj{typ: "conn", host: hs, port: port})
 	}
 }
@@ -1999,7 +1999,7 @@ func pyKill(prefix string) pyHandler {
 		default:
 			p.unknownf("a signal to a process not known before run time: %s", snippet(a.text))
 		}
-		p.add(Effect{Kind: Signal, Targets: targets, Signal: sigName(sig, sn)})
+		p.add(Effect{Kind: Signal, Detail: &Detail{Targets: targets, Signal: sigName(sig, sn)}})
 		return pyVal{}
 	}
 }
@@ -2019,7 +2019,7 @@ func pyProcIter(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "p
 
 func pyPriv(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "")
-	p.add(Effect{Kind: Privilege, Program: strings.TrimPrefix(q, "os."), Mode: valText(v, "?")})
+	p.add(Effect{Kind: Privilege, Program: strings.TrimPrefix(q, "os."), Detail: &Detail{Mode: valText(v, "?")}})
 	return pyVal{}
 }
 
@@ -2047,7 +2047,7 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{}
 	}
 	if v.url != "" {
-		p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: "python"})
+		p.add(Effect{Kind: Download, Detail: &Detail{URL: v.url, Host: shURLHost(v.url), Into: "python"}})
 	}
 	p.s.opaque("python", "", "python: %s of code not known before run time: %s", q, snippet(a.text))
 	return pyVal{}
@@ -2057,7 +2057,7 @@ func pyExecFile(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "path")
 	if path, ok := p.pathOf(v, q, a); ok {
 		p.add(Effect{Kind: Read, Path: path})
-		p.s.add(Effect{Kind: Unknown, Into: "python", Path: path, Reason: fmt.Sprintf("python: %s runs a Python file not read here: %s", q, path)})
+		p.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "python", Reason: fmt.Sprintf("python: %s runs a Python file not read here: %s", q, path)}, Path: path})
 	}
 	return pyVal{}
 }
@@ -2145,7 +2145,7 @@ func pyBrowse(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "url")
 	if u, ok := v.str(); ok && strings.Contains(u, "://") {
 		h, pt := urlHostPort(u)
-		p.add(Effect{Kind: Connect, URL: u, Host: h, Port: pt})
+		p.add(Effect{Kind: Connect, Detail: &Detail{URL: u, Host: h, Port: pt}})
 	}
 	return pyVal{}
 }
@@ -2162,7 +2162,7 @@ func pyDNS(p *py, q string, a *pyArgs) pyVal {
 	if src == "" {
 		src = "data"
 	}
-	p.add(Effect{Kind: Send, Host: host, Port: "53", Source: src})
+	p.add(Effect{Kind: Send, Detail: &Detail{Host: host, Port: "53", Source: src}})
 	return pyVal{}
 }
 
@@ -2313,7 +2313,7 @@ func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 	if v.url != "" && strings.HasSuffix(q, ".loads") && q != "zlib.decompress" {
 		// Unpickling runs code the data names: a download loaded so is
 		// a download run unread.
-		p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Into: strings.TrimSuffix(q, ".loads")})
+		p.add(Effect{Kind: Download, Detail: &Detail{URL: v.url, Host: shURLHost(v.url), Into: strings.TrimSuffix(q, ".loads")}})
 	}
 	return pyVal{from: v.from, url: v.url}
 }
@@ -2437,7 +2437,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			return pyVal{from: o.path}
 		case "write", "writelines":
 			if v, ok := a.get(0, ""); ok && v.url != "" {
-				p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Path: o.path})
+				p.add(Effect{Kind: Download, Detail: &Detail{URL: v.url, Host: shURLHost(v.url)}, Path: o.path})
 			}
 		case "fileno":
 			return pyObjV(&pyObj{typ: "fd", path: o.path})
@@ -2455,11 +2455,11 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 				p.unknownf("a listen on an address not known before run time: %s", snippet(a.text))
 			}
 			o.host, o.port = h, pt
-			p.add(Effect{Kind: Listen, Host: h, Port: pt})
+			p.add(Effect{Kind: Listen, Detail: &Detail{Host: h, Port: pt}})
 		case "send", "sendall", "sendto", "sendfile", "write":
 			v, _ := a.get(0, "")
 			if src := source(v); src != "data" || o.host != "" {
-				p.add(Effect{Kind: Send, Host: o.host, Port: o.port, Source: src})
+				p.add(Effect{Kind: Send, Detail: &Detail{Host: o.host, Port: o.port, Source: src}})
 			}
 		case "fileno":
 			return pyObjV(&pyObj{typ: "fd", sock: o})
@@ -2495,16 +2495,16 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 				url = "" // a path on the connection's host
 			}
 			if body, ok := a.get(2, "body"); ok {
-				p.add(Effect{Kind: Send, Host: o.host, Port: o.port, URL: url, Source: source(body)})
+				p.add(Effect{Kind: Send, Detail: &Detail{Host: o.host, Port: o.port, URL: url, Source: source(body)}})
 			}
 		case "send":
 			v, _ := a.get(0, "")
-			p.add(Effect{Kind: Send, Host: o.host, Port: o.port, Source: source(v)})
+			p.add(Effect{Kind: Send, Detail: &Detail{Host: o.host, Port: o.port, Source: source(v)}})
 		case "storbinary", "storlines":
 			v, _ := a.get(1, "fp")
-			p.add(Effect{Kind: Send, Host: o.host, Port: o.port, Source: source(v)})
+			p.add(Effect{Kind: Send, Detail: &Detail{Host: o.host, Port: o.port, Source: source(v)}})
 		case "sendmail", "send_message":
-			p.add(Effect{Kind: Send, Host: o.host, Port: o.port, Source: "data"})
+			p.add(Effect{Kind: Send, Detail: &Detail{Host: o.host, Port: o.port, Source: "data"}})
 		case "connect":
 			h, _ := a.get(0, "host")
 			if hs, ok := h.str(); ok {
@@ -2513,7 +2513,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 					port = valText(pt, "")
 				}
 				o.host, o.port = hs, port
-				p.add(Effect{Kind: Connect, Host: hs, Port: port})
+				p.add(Effect{Kind: Connect, Detail: &Detail{Host: hs, Port: port}})
 			}
 		case "getresponse":
 			return pyObjV(&pyObj{typ: "response", url: o.host})
@@ -2543,7 +2543,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			sig = sigName(v, n)
 		case "communicate":
 			if in, ok := a.get(0, "input"); ok && in.url != "" {
-				p.add(Effect{Kind: Download, URL: in.url, Host: shURLHost(in.url), Into: "program"})
+				p.add(Effect{Kind: Download, Detail: &Detail{URL: in.url, Host: shURLHost(in.url), Into: "program"}})
 			}
 		}
 		if sig != "" && o.pid != "" {
@@ -2551,7 +2551,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			if o.pid == "*" && len(p.procs) > 0 {
 				targets = p.procs
 			}
-			p.add(Effect{Kind: Signal, Targets: targets, Signal: sig})
+			p.add(Effect{Kind: Signal, Detail: &Detail{Targets: targets, Signal: sig}})
 		}
 		return pyVal{}
 	case "fd":
@@ -2569,7 +2569,7 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 			if dp, ok := p.pathOf(d, "extractall", a); ok {
 				p.add(Effect{Kind: Write, Path: dp, Recursive: true})
 				if o.url != "" {
-					p.add(Effect{Kind: Download, URL: o.url, Host: shURLHost(o.url), Path: dp, Recursive: true})
+					p.add(Effect{Kind: Download, Detail: &Detail{URL: o.url, Host: shURLHost(o.url)}, Path: dp, Recursive: true})
 				}
 			}
 		case "add", "write":
@@ -2593,15 +2593,15 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 				port = pt.s
 			}
 			o.host, o.port = hs, port
-			p.add(Effect{Kind: Connect, Host: hs, Port: port})
+			p.add(Effect{Kind: Connect, Detail: &Detail{Host: hs, Port: port}})
 		case "exec_command":
 			v, _ := a.get(0, "command")
 			if cmd, ok := v.str(); ok {
 				before := len(p.s.out)
 				p.s.nested("sh", func() { shellReader(p.s, cmd) })
 				for i := before; i < len(p.s.out); i++ {
-					if p.s.out[i].Remote == "" {
-						p.s.out[i].Remote = o.host // the command runs there
+					if p.s.out[i].Remote() == "" {
+						p.s.out[i].ownDetail().Remote = o.host // the command runs there
 					}
 				}
 			} else {
@@ -2653,7 +2653,7 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 		if pth, ok := at(); ok {
 			p.add(Effect{Kind: Write, Path: pth})
 			if v, ok := a.get(0, "data"); ok && v.url != "" {
-				p.add(Effect{Kind: Download, URL: v.url, Host: shURLHost(v.url), Path: pth})
+				p.add(Effect{Kind: Download, Detail: &Detail{URL: v.url, Host: shURLHost(v.url)}, Path: pth})
 			}
 		}
 	case "read_text", "read_bytes":
@@ -2685,7 +2685,7 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 			if len(a.nodes) > 0 {
 				n = a.nodes[0]
 			}
-			p.add(Effect{Kind: Chmod, Path: pth, Mode: pyMode(v, n)})
+			p.add(Effect{Kind: Chmod, Path: pth, Detail: &Detail{Mode: pyMode(v, n)}})
 		}
 	case "mkdir", "touch":
 		if pth, ok := at(); ok {

@@ -55,6 +55,11 @@ type sh struct {
 	// every function call of the script (at most MaxFuncCalls are read).
 	active map[string]int
 	calls  int
+	// wbufs are scratch buffers for the fields of words being expanded,
+	// one per nesting level (a word inside a command substitution inside a
+	// word); wlevel is the next level free.
+	wbufs  [][]byte
+	wlevel int
 }
 
 var shParserPool = sync.Pool{New: func() any {
@@ -90,6 +95,9 @@ func (s *state) shellIn(script string, env *shEnv) {
 			}
 			return
 		}
+		if len(script) >= arenaMinScript && s.mem == nil {
+			s.mem = &arena{}
+		}
 		if want := min(4+len(script)/10, MaxEffects); s.out == nil || len(s.out) == 0 && cap(s.out) < want {
 			// About one effect per 10 bytes of script at most: grow once, not by doubling.
 			s.out = make([]Effect, 0, want)
@@ -108,7 +116,15 @@ func (s *state) shellIn(script string, env *shEnv) {
 				r.name = env.name
 			}
 		}
-		r.stmts(f.Stmts, in)
+		for i, st := range f.Stmts {
+			if s.full {
+				break
+			}
+			r.stmt(st, in)
+			// Read: let the collector have it (a long script's tree is
+			// most of what an analysis holds).
+			f.Stmts[i] = nil
+		}
 	})
 }
 
@@ -299,7 +315,7 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 	if rd.outPath != "" {
 		if out != nil && out.kind == sNet && out.url != "" && !rd.outAppend {
 			// curl URL > f, curl URL | base64 -d > f: the file is a download.
-			r.s.add(Effect{Kind: Download, Program: out.prog, URL: out.url, Host: out.host, Port: out.port, Path: rd.outPath})
+			r.s.add(Effect{Kind: Download, Program: out.prog, Detail: &Detail{URL: out.url, Host: out.host, Port: out.port}, Path: rd.outPath})
 			if r.fetched == nil {
 				r.fetched = map[string]*shStream{}
 			}
@@ -469,7 +485,8 @@ func (r *sh) declClause(c *syntax.DeclClause) {
 	}
 }
 
-// shAssign is a NAME=value evaluated.
+// shAssign is a NAME=value evaluated (its value's arg is not set when the
+// value is not known: only val and known are read).
 type shAssign struct {
 	name string
 	val  sword
@@ -486,7 +503,7 @@ func (r *sh) evalAssign(a *syntax.Assign) shAssign {
 	if a.Value == nil {
 		return shAssign{name: a.Name.Value, val: sword{known: true}}
 	}
-	return shAssign{name: a.Name.Value, val: r.joinWord(a.Value)}
+	return shAssign{name: a.Name.Value, val: r.joinWordArg(a.Value, false)}
 }
 
 func (r *sh) assign(a *syntax.Assign, export bool) {
@@ -586,7 +603,7 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 	}
 	prog := name.val
 	base := path.Base(prog)
-	e := Effect{Kind: Run, Program: base, Argv: shArgvOf(ws)}
+	e := Effect{Kind: Run, Program: base, Argv: r.argvOf(ws)}
 	if strings.Contains(prog, "/") {
 		e.Path = r.path(prog, false)
 	}
@@ -594,15 +611,32 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 		return nil
 	}
 	r.s.add(e)
-	c := &shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	// The call lives while its handler runs (handlers keep no pointer to
+	// it), so calls are reused, one per level of commands nested in
+	// commands.
+	c := r.s.takeCall()
+	*c = shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	var out *shStream
 	if h := shLookupProgram(base); h != nil {
-		return h(c)
+		out = h(c)
+	} else {
+		if strings.Contains(prog, "/") {
+			// A program run by its path may be a script the agent wrote.
+			r.scriptByPath(c, e.Path)
+		}
+		out = c.filter()
 	}
-	if strings.Contains(prog, "/") {
-		// A program run by its path may be a script the agent wrote.
-		r.scriptByPath(c, e.Path)
+	r.s.releaseCall(c)
+	return out
+}
+
+// argvOf is shArgvOf with the slice from the analysis's arena.
+func (r *sh) argvOf(ws []sword) []string {
+	out := r.s.mem.strings(len(ws))
+	for i, w := range ws {
+		out[i] = w.arg
 	}
-	return c.filter()
+	return out
 }
 
 func shArgvOf(ws []sword) []string {
@@ -672,7 +706,7 @@ func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *shStream
 // download records a download fed to an interpreter, and that its code
 // cannot be read.
 func (r *sh) download(st *shStream, into string) {
-	r.s.add(Effect{Kind: Download, Program: st.prog, URL: st.url, Host: st.host, Port: st.port, Into: into})
+	r.s.add(Effect{Kind: Download, Program: st.prog, Detail: &Detail{URL: st.url, Host: st.host, Port: st.port, Into: into}})
 	where := st.url
 	if where == "" {
 		where = st.host

@@ -27,25 +27,33 @@ func eAppend(p string) Effect        { return Effect{Kind: Write, Path: p, Appen
 func eCreate(p string) Effect        { return Effect{Kind: Create, Path: p} }
 func eLink(p, dest string) Effect    { return Effect{Kind: Create, Path: p, Dest: dest} }
 func eMove(p, dest string) Effect    { return Effect{Kind: Move, Path: p, Dest: dest} }
-func eChmod(p, mode string) Effect   { return Effect{Kind: Chmod, Path: p, Mode: mode} }
-func eChmodR(p, mode string) Effect  { return Effect{Kind: Chmod, Path: p, Mode: mode, Recursive: true} }
-func eChown(p, o string) Effect      { return Effect{Kind: Chown, Path: p, Mode: o} }
-func eChownR(p, o string) Effect     { return Effect{Kind: Chown, Path: p, Mode: o, Recursive: true} }
-func eConn(host, port string) Effect { return Effect{Kind: Connect, Host: host, Port: port} }
-func eListen(port string) Effect     { return Effect{Kind: Listen, Port: port} }
-func eSend(host, src string) Effect  { return Effect{Kind: Send, Host: host, Source: src} }
-func eDl(url, p string) Effect       { return Effect{Kind: Download, URL: url, Path: p} }
+func eChmod(p, mode string) Effect   { return Effect{Kind: Chmod, Path: p, Detail: &Detail{Mode: mode}} }
+func eChmodR(p, mode string) Effect {
+	return Effect{Kind: Chmod, Path: p, Detail: &Detail{Mode: mode}, Recursive: true}
+}
+func eChown(p, o string) Effect { return Effect{Kind: Chown, Path: p, Detail: &Detail{Mode: o}} }
+func eChownR(p, o string) Effect {
+	return Effect{Kind: Chown, Path: p, Detail: &Detail{Mode: o}, Recursive: true}
+}
+func eConn(host, port string) Effect {
+	return Effect{Kind: Connect, Detail: &Detail{Host: host, Port: port}}
+}
+func eListen(port string) Effect { return Effect{Kind: Listen, Detail: &Detail{Port: port}} }
+func eSend(host, src string) Effect {
+	return Effect{Kind: Send, Detail: &Detail{Host: host, Source: src}}
+}
+func eDl(url, p string) Effect { return Effect{Kind: Download, Detail: &Detail{URL: url}, Path: p} }
 func eDlInto(host, into string) Effect {
-	return Effect{Kind: Download, Host: host, Into: into}
+	return Effect{Kind: Download, Detail: &Detail{Host: host, Into: into}}
 }
 func eSig(sig string, targets ...string) Effect {
-	return Effect{Kind: Signal, Signal: sig, Targets: targets}
+	return Effect{Kind: Signal, Detail: &Detail{Signal: sig, Targets: targets}}
 }
 func ePriv(prog string) Effect { return Effect{Kind: Privilege, Program: prog} }
 func eUnk() Effect             { return Effect{Kind: Unknown} }
 func eLimit() Effect           { return Effect{Kind: Unknown, Limit: true} }
 func eRemote(e Effect, host string) Effect {
-	e.Remote = host
+	e.detail().Remote = host
 	return e
 }
 
@@ -56,15 +64,15 @@ func shEffectMatches(want, got Effect) bool {
 	}
 	str := func(w, g string) bool { return w == "" || w == g }
 	if !str(want.Program, got.Program) || !str(want.Path, got.Path) || !str(want.Dest, got.Dest) ||
-		!str(want.Mode, got.Mode) || !str(want.Host, got.Host) || !str(want.Port, got.Port) ||
-		!str(want.URL, got.URL) || !str(want.Source, got.Source) || !str(want.Into, got.Into) ||
-		!str(want.Signal, got.Signal) || !str(want.Remote, got.Remote) || !str(want.Via, got.Via) {
+		!str(want.Mode(), got.Mode()) || !str(want.Host(), got.Host()) || !str(want.Port(), got.Port()) ||
+		!str(want.URL(), got.URL()) || !str(want.Source(), got.Source()) || !str(want.Into(), got.Into()) ||
+		!str(want.Signal(), got.Signal()) || !str(want.Remote(), got.Remote()) || !str(want.Via, got.Via) {
 		return false
 	}
 	if want.Argv != nil && !slices.Equal(want.Argv, got.Argv) {
 		return false
 	}
-	if want.Targets != nil && !slices.Equal(want.Targets, got.Targets) {
+	if want.Targets() != nil && !slices.Equal(want.Targets(), got.Targets()) {
 		return false
 	}
 	if want.Limit && !got.Limit {

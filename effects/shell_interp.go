@@ -84,12 +84,12 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
-		r.s.add(Effect{Kind: Unknown, Into: prog, Path: p, Reason: fmt.Sprintf("%s runs the script %s, which the analysis cannot see", prog, p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: prog, Reason: fmt.Sprintf("%s runs the script %s, which the analysis cannot see", prog, p)}, Path: p})
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	if err != nil {
-		r.s.add(Effect{Kind: Unknown, Into: prog, Path: p, Reason: fmt.Sprintf("%s runs the script %s, which could not be read", prog, p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: prog, Reason: fmt.Sprintf("%s runs the script %s, which could not be read", prog, p)}, Path: p})
 		return
 	}
 	if trunc {
@@ -312,7 +312,7 @@ func shPythonModule(c *shCall, mod string, rest []sword) {
 	switch mod {
 	case "http.server", "SimpleHTTPServer":
 		port := "8000"
-		p := shParseOpts(rest, shOpts("-b --bind -d --directory -p --protocol"), false)
+		p := c.parseOpts(rest, shOpts("-b --bind -d --directory -p --protocol"), false)
 		if len(p.ops) > 0 {
 			port = p.ops[0].arg
 		}
@@ -320,7 +320,7 @@ func shPythonModule(c *shCall, mod string, rest []sword) {
 		if b, ok := p.get("-b", "--bind"); ok {
 			host = b.arg
 		}
-		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 		dir := shLit(".")
 		if d, ok := p.get("-d", "--directory"); ok {
 			dir = d
@@ -507,7 +507,7 @@ func hRuby(c *shCall) *shStream {
 // file server, on every interface unless -b says otherwise, of DIR (the
 // working directory by default).
 func rubyHttpd(c *shCall, rest []sword) {
-	p := shParseOpts(rest, shOpts("-p --port -b --bind-address"), false)
+	p := c.parseOpts(rest, shOpts("-p --port -b --bind-address"), false)
 	host, port := "", "8080"
 	if v, ok := p.get("-b", "--bind-address"); ok {
 		host = v.arg
@@ -515,7 +515,7 @@ func rubyHttpd(c *shCall, rest []sword) {
 	if v, ok := p.get("-p", "--port"); ok {
 		port = v.arg
 	}
-	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	dir := shLit(".")
 	if len(p.ops) > 0 {
 		dir = p.ops[0]
@@ -558,11 +558,11 @@ func hPhp(c *shCall) *shStream {
 		case "-S":
 			if i+1 < len(args) {
 				host, port, _ := strings.Cut(args[i+1].val, ":")
-				c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+				c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 				// The built-in server serves the files under its
 				// document root (-t), the working directory by default.
 				root := shLit(".")
-				if t, ok := shParseOpts(args[i+2:], shOpts("-t -c -d"), false).get("-t"); ok {
+				if t, ok := c.parseOpts(args[i+2:], shOpts("-t -c -d"), false).get("-t"); ok {
 					root = t
 				}
 				c.file(Read, root, func(e *Effect) { e.Recursive = true })
@@ -668,13 +668,13 @@ func (r *sh) sourceFile(p string) {
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
-		r.s.add(Effect{Kind: Unknown, Into: "sh", Path: p, Reason: fmt.Sprintf("source runs the script %s, which the analysis cannot see", p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "sh", Reason: fmt.Sprintf("source runs the script %s, which the analysis cannot see", p)}, Path: p})
 		return
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	switch {
 	case err != nil:
-		r.s.add(Effect{Kind: Unknown, Into: "sh", Path: p, Reason: fmt.Sprintf("source runs the script %s, which could not be read", p)})
+		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "sh", Reason: fmt.Sprintf("source runs the script %s, which could not be read", p)}, Path: p})
 	case trunc:
 		r.s.unknown(true, "source runs the script %s, larger than the %d bytes read", p, MaxScriptBytes)
 	default:
@@ -692,7 +692,7 @@ func hTrap(c *shCall) *shStream {
 }
 
 func hCd(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
 		if c.r.s.ctx.Home != "" {
 			c.r.s.ctx.Cwd = c.r.s.ctx.Home
@@ -766,7 +766,7 @@ func hUnset(c *shCall) *shStream {
 
 func hRead(c *shCall) *shStream {
 	c.r.cow()
-	p := shParseOpts(c.args(), shOpts("-p -d -n -N -t -u -a -i -C -c -s"), false)
+	p := c.parseOpts(c.args(), shOpts("-p -d -n -N -t -u -a -i -C -c -s"), false)
 	for _, w := range p.ops {
 		c.r.vars[w.val] = shVar{}
 	}
@@ -953,7 +953,7 @@ func shDecodeBase64(s string) ([]byte, bool) {
 }
 
 func hBase64(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-w --wrap -b --break"), false)
+	p := c.parseOpts(c.args(), shOpts("-w --wrap -b --break"), false)
 	c.files(Read, p.ops, false)
 	if !p.has("-d", "-D", "--decode") {
 		return c.filter(c.paths(p.ops)...)
@@ -989,7 +989,7 @@ func hBase64(c *shCall) *shStream {
 }
 
 func hXxd(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
+	p := c.parseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
 	c.files(Read, p.ops, false)
 	rev := p.has("-r", "-revert")
 	plain := p.has("-p", "-ps", "-plain", "-postscript")
@@ -1052,14 +1052,14 @@ func hOpenssl(c *shCall) *shStream {
 		if port == "" {
 			port = "443"
 		}
-		c.r.s.add(Effect{Kind: Connect, Program: "openssl", Host: host, Port: port})
+		c.r.s.add(Effect{Kind: Connect, Program: "openssl", Detail: &Detail{Host: host, Port: port}})
 		if c.in != nil {
 			c.sendStdin(host, port, "")
 		}
 		return &shStream{kind: sNet, host: host, port: port}
 	case "s_server":
 		port, _ := p.get("-accept", "-port")
-		c.r.s.add(Effect{Kind: Listen, Program: "openssl", Port: port.val})
+		c.r.s.add(Effect{Kind: Listen, Program: "openssl", Detail: &Detail{Port: port.val}})
 		return &shStream{kind: sNet, port: port.val}
 	case "base64", "enc":
 		if p.has("-d") && (sub == "base64" || p.has("-base64", "-a")) && c.in != nil && c.in.kind == sText {
@@ -1113,7 +1113,7 @@ func trSet(s string) ([]rune, bool) {
 // hTr applies tr to literal input (tr -d, tr SET1 SET2, rot13 and the
 // like); other input passes as a command's output.
 func hTr(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	if c.in == nil || c.in.kind != sText || len(p.ops) == 0 || !p.ops[0].known || p.has("-c", "-C", "--complement", "-s", "--squeeze-repeats") {
 		return c.filter()
 	}

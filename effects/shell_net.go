@@ -80,7 +80,7 @@ func (c *shCall) connectURL(w sword) (host, port string, ok bool) {
 	if !w.known {
 		if w.dyn {
 			h := dynHost(w)
-			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: h, Source: "output"})
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: h, Source: "output"}})
 			c.r.s.unknown(false, "%s: address built from a command's output: %s", c.prog, w.arg)
 			return h, "", false
 		}
@@ -88,14 +88,14 @@ func (c *shCall) connectURL(w sword) (host, port string, ok bool) {
 		return "", "", false
 	}
 	host, port = shURLParts(w.val)
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: w.val})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: w.val}})
 	return host, port, true
 }
 
 // sendStdin records that a command sends its standard input to a
 // network destination.
 func (c *shCall) sendStdin(host, port, u string) {
-	c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: u, Source: c.in.source()})
+	c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u, Source: c.in.source()}})
 }
 
 // dataSource reads curl's data argument: "@file" (or "@-": standard
@@ -132,7 +132,7 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 var curlOpts = shOpts("-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file -o --output -X --request -H --header -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar -x --proxy -K --config --url -m --max-time --connect-timeout -w --write-out -r --range -E --cert --key --cacert --capath --resolve --connect-to --retry --retry-delay --retry-max-time --limit-rate -y --speed-time -Y --speed-limit -z --time-cond --output-dir -C --continue-at -D --dump-header --trace --trace-ascii --stderr --interface --dns-servers --doh-url -U --proxy-user --unix-socket --abstract-unix-socket -P --ftp-port -Q --quote --mail-from --mail-rcpt --variable --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --oauth2-bearer --pass --hostpubsha256 --pinnedpubkey --local-port --happy-eyeballs-timeout-ms --expect100-timeout --keepalive-time --tls-max --ciphers --curves --form-escape --noproxy --preproxy --proxy-header --request-target --sasl-authzid --service-name --socks4 --socks4a --socks5 --socks5-hostname -t --telnet-option")
 
 func hCurl(c *shCall) *shStream {
-	p := shParseOpts(c.args(), curlOpts, false)
+	p := c.parseOpts(c.args(), curlOpts, false)
 	urls := append(append([]sword(nil), p.ops...), p.all("--url")...)
 	for _, f := range p.all("-K", "--config") {
 		c.file(Read, f, nil)
@@ -191,7 +191,7 @@ func hCurl(c *shCall) *shStream {
 	}
 	for _, src := range sources {
 		for _, e := range eps {
-			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: e.host, Port: e.port, URL: e.url, Source: src})
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: e.host, Port: e.port, URL: e.url, Source: src}})
 		}
 	}
 	dir := ""
@@ -237,7 +237,7 @@ func (c *shCall) downloadTo(u, host, port string, to sword) {
 		return
 	}
 	p := c.r.path(to.val, false)
-	c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: u, Host: host, Port: port, Path: p})
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{URL: u, Host: host, Port: port}, Path: p})
 	if c.r.fetched == nil {
 		c.r.fetched = map[string]*shStream{}
 	}
@@ -247,7 +247,7 @@ func (c *shCall) downloadTo(u, host, port string, to sword) {
 var wgetOpts = shOpts("-O --output-document -o --output-file -a --append-output -P --directory-prefix --post-data --post-file --body-data --body-file --method --header -U --user-agent -i --input-file -e --execute --user --password --http-user --http-password -t --tries -T --timeout -w --wait -Q --quota -l --level --limit-rate -B --base --referer --load-cookies --save-cookies -D --domains --exclude-domains -A --accept -R --reject --ca-certificate --certificate --private-key --bind-address --dns-timeout --connect-timeout --read-timeout --proxy-user --proxy-password --default-page --restrict-file-names --config")
 
 func hWget(c *shCall) *shStream {
-	p := shParseOpts(c.args(), wgetOpts, false)
+	p := c.parseOpts(c.args(), wgetOpts, false)
 	if f, ok := p.get("-i", "--input-file"); ok {
 		c.file(Read, f, nil)
 		c.r.s.unknown(false, "wget fetches the URLs listed in %s", f.arg)
@@ -275,7 +275,7 @@ func hWget(c *shCall) *shStream {
 			continue
 		}
 		for _, src := range sources {
-			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: u.val, Source: src})
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u.val, Source: src}})
 		}
 		switch {
 		case hasOut && out.known && out.val == "-":
@@ -311,7 +311,7 @@ func hWget(c *shCall) *shStream {
 var ncOpts = shOpts("-e -c -p -s -w -i -q -x -X -P -O -I -T -V -g -G -M -m --exec --sh-exec --lua-exec -o --output --source-port --proxy --proxy-type --proxy-auth --source -W --wait")
 
 func hNc(c *shCall) *shStream {
-	p := shParseOpts(c.args(), ncOpts, false)
+	p := c.parseOpts(c.args(), ncOpts, false)
 	listen := p.has("-l", "--listen")
 	var host, port string
 	ops := p.ops
@@ -337,9 +337,9 @@ func hNc(c *shCall) *shStream {
 		}
 	}
 	if listen {
-		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+		c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	} else {
-		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	}
 	sock := &shStream{kind: sNet, host: host, port: port, prog: c.prog}
 	if e, ok := p.get("-e", "--exec"); ok {
@@ -382,13 +382,13 @@ func (c *shCall) remoteShell(w sword, viaShell bool, sock *shStream) {
 	if shLangOf(prog) == "" || len(ws) > 2 && ws[1].val == "-c" && !viaShell {
 		// A program that is not a shell still has its input from and its
 		// output to the network.
-		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: sock.host, Port: sock.port, Source: "output"})
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: sock.host, Port: sock.port, Source: "output"}})
 		return
 	}
 	if viaShell {
 		c.r.download(sock, "sh")
 	}
-	c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: sock.host, Port: sock.port, Source: "output"})
+	c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: sock.host, Port: sock.port, Source: "output"}})
 }
 
 // socatAddr is one of socat's two addresses.
@@ -441,7 +441,7 @@ func parseSocatAddr(a string) socatAddr {
 }
 
 func hSocat(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
+	p := c.parseOpts(c.args(), shOpts("-T -b -t -lf -lp -L -W -ls -lu -lm -ly"), false)
 	var addrs []socatAddr
 	for _, w := range p.ops {
 		if !w.known {
@@ -457,10 +457,10 @@ func hSocat(c *shCall) *shStream {
 	for _, a := range addrs {
 		switch a.kind {
 		case "net":
-			c.r.s.add(Effect{Kind: Connect, Program: "socat", Host: a.host, Port: a.port})
+			c.r.s.add(Effect{Kind: Connect, Program: "socat", Detail: &Detail{Host: a.host, Port: a.port}})
 			sock = &shStream{kind: sNet, host: a.host, port: a.port}
 		case "listen":
-			c.r.s.add(Effect{Kind: Listen, Program: "socat", Port: a.port})
+			c.r.s.add(Effect{Kind: Listen, Program: "socat", Detail: &Detail{Port: a.port}})
 			sock = &shStream{kind: sNet, port: a.port}
 		}
 	}
@@ -476,7 +476,7 @@ func hSocat(c *shCall) *shStream {
 			c.file(Read, shLit(a.arg), nil)
 			c.file(Write, shLit(a.arg), nil)
 			if sock != nil {
-				c.r.s.add(Effect{Kind: Send, Program: "socat", Host: sock.host, Port: sock.port, Source: c.r.path(a.arg, false)})
+				c.r.s.add(Effect{Kind: Send, Program: "socat", Detail: &Detail{Host: sock.host, Port: sock.port, Source: c.r.path(a.arg, false)}})
 			}
 		case "stdio":
 			if sock != nil && c.in != nil {
@@ -491,7 +491,7 @@ func hSocat(c *shCall) *shStream {
 }
 
 func hTelnet(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-l -n -e -b -k -X"), false)
+	p := c.parseOpts(c.args(), shOpts("-l -n -e -b -k -X"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -500,7 +500,7 @@ func hTelnet(c *shCall) *shStream {
 	if len(p.ops) > 1 {
 		port = p.ops[1].val
 	}
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	if c.in != nil {
 		c.sendStdin(host, port, "")
 	}
@@ -510,7 +510,7 @@ func hTelnet(c *shCall) *shStream {
 var sshOpts = shOpts("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
 
 func hSSH(c *shCall) *shStream {
-	p := shParseOpts(c.args(), sshOpts, true)
+	p := c.parseOpts(c.args(), sshOpts, true)
 	if len(p.rest) == 0 {
 		return nil
 	}
@@ -526,13 +526,13 @@ func hSSH(c *shCall) *shStream {
 	if !dest.known {
 		c.r.s.unknown(false, "ssh: host not known statically: %s", dest.arg)
 	}
-	c.r.s.add(Effect{Kind: Connect, Program: "ssh", Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Connect, Program: "ssh", Detail: &Detail{Host: host, Port: port}})
 	for _, o := range p.all("-L", "-D") {
 		parts := strings.Split(o.val, ":")
 		if len(parts) == 1 || len(parts) == 3 {
-			c.r.s.add(Effect{Kind: Listen, Program: "ssh", Port: parts[0]})
+			c.r.s.add(Effect{Kind: Listen, Program: "ssh", Detail: &Detail{Port: parts[0]}})
 		} else if len(parts) == 4 {
-			c.r.s.add(Effect{Kind: Listen, Program: "ssh", Host: parts[0], Port: parts[1]})
+			c.r.s.add(Effect{Kind: Listen, Program: "ssh", Detail: &Detail{Host: parts[0], Port: parts[1]}})
 		}
 	}
 	cmd := p.rest[1:]
@@ -552,15 +552,15 @@ func hSSH(c *shCall) *shStream {
 	}
 	for i := start; i < len(c.r.s.out); i++ {
 		e := &c.r.s.out[i]
-		if e.Remote == "" && !(e.Kind == Send && e.Program == "ssh") {
-			e.Remote = host
+		if e.Remote() == "" && !(e.Kind == Send && e.Program == "ssh") {
+			e.ownDetail().Remote = host
 		}
 	}
 	return c.filter()
 }
 
 func hScp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-P -i -o -F -c -l -S -J -D -X"), false)
+	p := c.parseOpts(c.args(), shOpts("-P -i -o -F -c -l -S -J -D -X"), false)
 	if len(p.ops) < 2 {
 		return nil
 	}
@@ -574,7 +574,7 @@ func hScp(c *shCall) *shStream {
 func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
 	dhost, dpath, dremote := shRemoteSpec(dst.val)
 	if dremote && dst.known {
-		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: dhost, Port: "22"})
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: dhost, Port: "22"}})
 	}
 	for _, s := range srcs {
 		if !s.known {
@@ -585,11 +585,11 @@ func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
 		switch {
 		case dremote && !sremote:
 			c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
-			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: dhost, Path: dpath, Source: c.r.path(s.val, false), Recursive: rec})
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: dhost, Source: c.r.path(s.val, false)}, Path: dpath, Recursive: rec})
 		case sremote && !dremote:
-			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: shost, Port: "22"})
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: shost, Port: "22"}})
 			if dst.known {
-				c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: shost, URL: s.val, Path: c.r.path(dst.val, false), Recursive: rec})
+				c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{Host: shost, URL: s.val}, Path: c.r.path(dst.val, false), Recursive: rec})
 			}
 			_ = spath
 		case !sremote && !dremote:
@@ -603,7 +603,7 @@ func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
 }
 
 func hRsync(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
+	p := c.parseOpts(c.args(), shOpts("-e --rsh --exclude --include --exclude-from --include-from --files-from --filter -f --port --password-file --log-file --chmod --chown -T --temp-dir --backup-dir --suffix --bwlimit --timeout --partial-dir --compare-dest --link-dest --copy-dest -B --block-size --max-size --min-size --out-format --info --debug -M --remote-option --rsync-path --usermap --groupmap --iconv --skip-compress --checksum-choice --compress-choice"), false)
 	if len(p.ops) < 2 {
 		return nil
 	}
@@ -614,12 +614,12 @@ func hRsync(c *shCall) *shStream {
 }
 
 func hSftp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
+	p := c.parseOpts(c.args(), shOpts("-b -B -c -D -F -i -J -l -o -P -R -S -s"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
 	host, _, _ := shRemoteSpec(p.ops[0].val + ":")
-	c.r.s.add(Effect{Kind: Connect, Program: "sftp", Host: host, Port: "22"})
+	c.r.s.add(Effect{Kind: Connect, Program: "sftp", Detail: &Detail{Host: host, Port: "22"}})
 	var batch string
 	if b, ok := p.get("-b"); ok {
 		c.file(Read, b, nil)
@@ -638,14 +638,14 @@ func hSftp(c *shCall) *shStream {
 		f := strings.Fields(line)
 		if len(f) >= 2 && (f[0] == "put" || f[0] == "mput") {
 			c.file(Read, shLit(f[1]), nil)
-			c.r.s.add(Effect{Kind: Send, Program: "sftp", Host: host, Source: c.r.path(f[1], false)})
+			c.r.s.add(Effect{Kind: Send, Program: "sftp", Detail: &Detail{Host: host, Source: c.r.path(f[1], false)}})
 		}
 	}
 	return nil
 }
 
 func hDNS(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
+	p := c.parseOpts(c.args(), shOpts("-t -c -p -x -q -f -k -y -b -W -R -N -m"), false)
 	server := ""
 	var names []sword
 	for _, w := range p.ops {
@@ -669,28 +669,28 @@ func hDNS(c *shCall) *shStream {
 			c.connectURL(w)
 			continue
 		}
-		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: w.val, Port: "53"})
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: w.val, Port: "53"}})
 	}
 	if server != "" {
-		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: server, Port: "53"})
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: server, Port: "53"}})
 	}
 	return c.filter()
 }
 
 func hPing(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
+	p := c.parseOpts(c.args(), shOpts("-c -i -I -s -t -W -w -p -Q -l -m -M -F -T -q? -f -N -g -z -S"), false)
 	for _, w := range p.ops {
 		if !w.known {
 			c.connectURL(w)
 			continue
 		}
-		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: w.val})
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: w.val}})
 	}
 	return c.filter()
 }
 
 func hTftp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-m -l -R -B -v"), true)
+	p := c.parseOpts(c.args(), shOpts("-m -l -R -B -v"), true)
 	if len(p.rest) == 0 {
 		return nil
 	}
@@ -700,13 +700,13 @@ func hTftp(c *shCall) *shStream {
 	if len(rest) > 0 && rest[0].known && rest[0].val != "-c" {
 		port, rest = rest[0].val, rest[1:]
 	}
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	if len(rest) >= 3 && rest[0].val == "-c" {
 		switch rest[1].val {
 		case "put":
 			c.file(Read, rest[2], nil)
 			if rest[2].known {
-				c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: c.r.path(rest[2].val, false)})
+				c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: port, Source: c.r.path(rest[2].val, false)}})
 			}
 		case "get":
 			to := rest[2]
@@ -722,7 +722,7 @@ func hTftp(c *shCall) *shStream {
 // hWhois: the query goes to the server; a query built from a command's
 // output or a file sends it.
 func hWhois(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-h --host -p --port"), false)
+	p := c.parseOpts(c.args(), shOpts("-h --host -p --port"), false)
 	host, port := "", "43"
 	if h, ok := p.get("-h", "--host"); ok {
 		host = h.val
@@ -730,13 +730,13 @@ func hWhois(c *shCall) *shStream {
 	if pt, ok := p.get("-p", "--port"); ok {
 		port = pt.val
 	}
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	for _, q := range p.ops {
 		src := "data"
 		if !q.known {
 			src = "output"
 		}
-		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, Source: src})
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: port, Source: src}})
 	}
 	return &shStream{kind: sNet, host: host, port: port, prog: c.prog}
 }
@@ -814,11 +814,11 @@ func hObjectCopy(c *shCall) *shStream {
 		switch {
 		case dremote && !sremote:
 			c.file(Read, s, func(e *Effect) { e.Recursive = e.Recursive || rec })
-			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: dhost, Port: "443"})
-			c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: dhost, Port: "443", URL: dst.val, Source: c.r.path(s.val, false), Recursive: rec})
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: dhost, Port: "443"}})
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: dhost, Port: "443", URL: dst.val, Source: c.r.path(s.val, false)}, Recursive: rec})
 		case sremote && !dremote:
-			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: shost, Port: "443"})
-			c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: shost, URL: s.val, Path: c.r.path(dst.val, false), Recursive: rec})
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: shost, Port: "443"}})
+			c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{Host: shost, URL: s.val}, Path: c.r.path(dst.val, false), Recursive: rec})
 		}
 	}
 	return c.filter()
@@ -828,7 +828,7 @@ func hObjectCopy(c *shCall) *shStream {
 // where it connects, and request items that name a file (field@path,
 // @path, field=@path, field:=@path) send that file.
 func hHttpie(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-a --auth -A --auth-type -o --output --session --session-read-only --verify --cert --cert-key --proxy --timeout --max-redirects --pretty -s --style -p --print --boundary --format-options --raw --ssl --ciphers --default-scheme"), false)
+	p := c.parseOpts(c.args(), shOpts("-a --auth -A --auth-type -o --output --session --session-read-only --verify --cert --cert-key --proxy --timeout --max-redirects --pretty -s --style -p --print --boundary --format-options --raw --ssl --ciphers --default-scheme"), false)
 	url := ""
 	var items []sword
 	for _, w := range p.ops {
@@ -851,7 +851,7 @@ func hHttpie(c *shCall) *shStream {
 		url = "http://" + strings.TrimPrefix(url, ":")
 	}
 	host, port := shURLParts(url)
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: url})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: url}})
 	for _, it := range items {
 		i := strings.Index(it.val, "@")
 		if i < 0 || i+1 >= len(it.val) {
@@ -864,7 +864,7 @@ func hHttpie(c *shCall) *shStream {
 			fw = shLit(c.r.s.ctx.Home + f[1:])
 		}
 		c.file(Read, fw, nil)
-		c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Port: port, URL: url, Source: c.r.path(fw.val, false)})
+		c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: url, Source: c.r.path(fw.val, false)}})
 	}
 	return c.filter()
 }
@@ -874,7 +874,7 @@ func hHttpie(c *shCall) *shStream {
 // (a here-document or here-string) that upload a file (put, mput, send,
 // append) are a Read of the file and a Send of it to the host.
 func hFtp(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
+	p := c.parseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
 	if len(p.ops) == 0 || !p.ops[0].known {
 		return c.filter()
 	}
@@ -882,7 +882,7 @@ func hFtp(c *shCall) *shStream {
 	if i := strings.IndexAny(host, ":/"); i >= 0 {
 		host = host[:i]
 	}
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host}})
 	if c.in != nil && c.in.kind == sText {
 		for _, line := range strings.Split(c.in.text, "\n") {
 			f := strings.Fields(line)
@@ -893,7 +893,7 @@ func hFtp(c *shCall) *shStream {
 			case "put", "mput", "send", "append", "reput":
 				w := shLit(f[1])
 				c.file(Read, w, nil)
-				c.r.s.add(Effect{Kind: Send, Program: c.prog, Host: host, Source: c.r.path(f[1], false)})
+				c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Source: c.r.path(f[1], false)}})
 			}
 		}
 	}

@@ -87,11 +87,16 @@ func shOpts(spec string) shOptSet {
 // handlers, so that each is built once.
 var shOptCache sync.Map
 
-// shParseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
+// parseOpts splits args in the getopt way: "-abc" clusters, "-ofile" and
 // "-o file" for options that take a value, "--long=value" and "--long
 // value", "--" ending the options. With stopAtOperand, the first operand
 // ends the options (wrappers: what follows is another command line).
-func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
+func (c *shCall) parseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
+	return parseOptsIn(c.r.s.mem, args, valued, stopAtOperand)
+}
+
+// parseOptsIn is parseOpts, allocating from mem (nil: no arena).
+func parseOptsIn(mem *arena, args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 	nopt := 0 // at most this many options: one per letter of a cluster
 	for _, w := range args {
 		if len(w.arg) > 1 && w.arg[0] == '-' {
@@ -102,11 +107,14 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 			}
 		}
 	}
+	p := mem.newParsed()
 	if nopt == 0 {
 		// Operands only (the common "cat file"): no copy.
-		return &shParsed{ops: args, rest: args}
+		p.ops, p.rest = args, args
+		return p
 	}
-	p := &shParsed{ops: make([]sword, 0, len(args)), opts: make([]shOpt, 0, min(nopt, 16))}
+	p.opts = mem.shOpts(min(nopt, 16))
+	ops := opsBuilder{args: args, start: -1, mem: mem}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		a := w.val
@@ -122,11 +130,14 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 				p.ops = args[i:]
 				return p
 			}
-			p.ops = append(p.ops, w)
+			ops.add(i)
 			continue
 		}
 		if a == "--" {
-			p.ops = append(p.ops, args[i+1:]...)
+			for j := i + 1; j < len(args); j++ {
+				ops.add(j)
+			}
+			p.ops = ops.result()
 			p.rest = args[i+1:]
 			return p
 		}
@@ -160,7 +171,48 @@ func shParseOpts(args []sword, valued shOptSet, stopAtOperand bool) *shParsed {
 			p.opts = append(p.opts, shOpt{name: name})
 		}
 	}
+	p.ops = ops.result()
 	return p
+}
+
+// opsBuilder collects the operands of a command line. While they are
+// contiguous in args (the usual "cmd -opts a b") they stay a sub-slice of
+// args; they are copied only when an option comes between two of them.
+type opsBuilder struct {
+	args       []sword
+	start, end int // args[start:end] are the operands so far (start < 0: none)
+	out        []sword
+	copied     bool
+	mem        *arena
+}
+
+// add adds args[i].
+func (o *opsBuilder) add(i int) {
+	if !o.copied {
+		switch {
+		case o.start < 0:
+			o.start, o.end = i, i+1
+			return
+		case o.end == i:
+			o.end++
+			return
+		}
+		o.out = append(o.mem.swords(len(o.args)), o.args[o.start:o.end]...)
+		o.copied = true
+	}
+	o.out = append(o.out, o.args[i])
+}
+
+// result returns the operands (an empty, non-nil slice when there are
+// none), with no room to append into args.
+func (o *opsBuilder) result() []sword {
+	switch {
+	case o.copied:
+		return o.out
+	case o.start < 0:
+		return o.args[:0:0]
+	}
+	return o.args[o.start:o.end:o.end]
 }
 
 // shShortOpts holds "-c" for every ASCII byte c, so that reading a cluster
@@ -210,6 +262,9 @@ func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	fn(p)
 	if p.Via == "" {
 		p.Via = s.via
+	}
+	if p.Detail != nil && p.Detail.isZero() {
+		p.Detail = nil // as add does
 	}
 }
 

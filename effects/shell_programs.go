@@ -149,7 +149,7 @@ func shLookupProgram(base string) shHandler {
 var rmOpts = shOpts("--interactive --preserve-root")
 
 func hRm(c *shCall) *shStream {
-	p := shParseOpts(c.args(), rmOpts, false)
+	p := c.parseOpts(c.args(), rmOpts, false)
 	rec := p.has("-r", "-R", "--recursive")
 	for _, w := range p.ops {
 		c.file(Delete, w, func(e *Effect) { e.Recursive = e.Recursive || rec })
@@ -158,13 +158,13 @@ func hRm(c *shCall) *shStream {
 }
 
 func hDeleteOps(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	c.files(Delete, p.ops, false)
 	return nil
 }
 
 func hShred(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-n --iterations -s --size --random-source --remove"), false)
+	p := c.parseOpts(c.args(), shOpts("-n --iterations -s --size --random-source --remove"), false)
 	c.files(Write, p.ops, false)
 	if p.has("-u", "--remove") {
 		c.files(Delete, p.ops, false)
@@ -194,7 +194,7 @@ func splitCopy(c *shCall, p *shParsed) (srcs []sword, dst sword, intoDir, ok boo
 }
 
 func hCopy(c *shCall) *shStream {
-	p := shParseOpts(c.args(), cpOpts, false)
+	p := c.parseOpts(c.args(), cpOpts, false)
 	rec := p.has("-r", "-R", "-a", "--recursive", "--archive")
 	srcs, dst, into, ok := splitCopy(c, p)
 	if !ok {
@@ -208,7 +208,7 @@ func hCopy(c *shCall) *shStream {
 }
 
 func hMove(c *shCall) *shStream {
-	p := shParseOpts(c.args(), cpOpts, false)
+	p := c.parseOpts(c.args(), cpOpts, false)
 	srcs, dst, into, ok := splitCopy(c, p)
 	if !ok {
 		return nil
@@ -226,7 +226,7 @@ func hMove(c *shCall) *shStream {
 }
 
 func hInstall(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-m --mode -o --owner -g --group -t --target-directory -S --suffix -Z --context"), false)
+	p := c.parseOpts(c.args(), shOpts("-m --mode -o --owner -g --group -t --target-directory -S --suffix -Z --context"), false)
 	mode, hasMode := p.get("-m", "--mode")
 	if p.has("-d", "--directory") {
 		c.files(Create, p.ops, false)
@@ -253,7 +253,7 @@ func hInstall(c *shCall) *shStream {
 }
 
 func hLn(c *shCall) *shStream {
-	p := shParseOpts(c.args(), cpOpts, false)
+	p := c.parseOpts(c.args(), cpOpts, false)
 	sym := p.has("-s", "--symbolic")
 	var targets []sword
 	var link sword
@@ -294,7 +294,7 @@ func hLn(c *shCall) *shStream {
 }
 
 func hCreateOps(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-m --mode -Z --context"), false)
+	p := c.parseOpts(c.args(), shOpts("-m --mode -Z --context"), false)
 	c.files(Create, p.ops, false)
 	if m, ok := p.get("-m", "--mode"); ok {
 		for _, w := range p.ops {
@@ -305,7 +305,7 @@ func hCreateOps(c *shCall) *shStream {
 }
 
 func hMknod(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-m --mode -Z --context"), false)
+	p := c.parseOpts(c.args(), shOpts("-m --mode -Z --context"), false)
 	if len(p.ops) > 0 {
 		c.file(Create, p.ops[0], nil)
 	}
@@ -313,19 +313,19 @@ func hMknod(c *shCall) *shStream {
 }
 
 func hTouch(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-d --date -t -r --reference"), false)
+	p := c.parseOpts(c.args(), shOpts("-d --date -t -r --reference"), false)
 	c.files(Create, p.ops, false)
 	return nil
 }
 
 func hTruncate(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-s --size -r --reference"), false)
+	p := c.parseOpts(c.args(), shOpts("-s --size -r --reference"), false)
 	c.files(Write, p.ops, false)
 	return nil
 }
 
 func hTee(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("--output-error"), false)
+	p := c.parseOpts(c.args(), shOpts("--output-error"), false)
 	app := p.has("-a", "--append")
 	for _, w := range p.ops {
 		c.file(Write, w, func(e *Effect) { e.Append = app })
@@ -379,7 +379,7 @@ func hBusybox(c *shCall) *shStream {
 // hHttpd reads busybox's httpd when its options show it (-p [IP:]PORT);
 // any other httpd (Apache's) is judged by its argv.
 func hHttpd(c *shCall) *shStream {
-	if shParseOpts(c.args(), busyboxHttpdOpts, false).has("-p") {
+	if c.parseOpts(c.args(), busyboxHttpdOpts, false).has("-p") {
 		busyboxHttpd(c)
 		return nil
 	}
@@ -391,7 +391,7 @@ var busyboxHttpdOpts = shOpts("-p -h -c -r -u -i -e -d -m -M")
 // busyboxHttpd: busybox httpd [-p [IP:]PORT] [-h HOME] serves HOME (the
 // working directory by default) on every interface unless -p names one.
 func busyboxHttpd(c *shCall) {
-	p := shParseOpts(c.args(), busyboxHttpdOpts, false)
+	p := c.parseOpts(c.args(), busyboxHttpdOpts, false)
 	if p.has("-d", "-e", "-m") { // decode, encode or hash a string: no server
 		return
 	}
@@ -402,7 +402,7 @@ func busyboxHttpd(c *shCall) {
 			host, port = h, pt
 		}
 	}
-	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Host: host, Port: port})
+	c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Host: host, Port: port}})
 	home := shLit(".")
 	if v, ok := p.get("-h"); ok {
 		home = v
@@ -421,7 +421,7 @@ var mkfsOpts = shOpts("-L --label -t --type -T -U --uuid -E -O -b -N -m -i -I -l
 // mkfs.erofs or mkfs.cramfs is counted too, which errs on the side of a
 // write), so the rules see which device or file is overwritten.
 func hMkfs(c *shCall) *shStream {
-	p := shParseOpts(c.args(), mkfsOpts, false)
+	p := c.parseOpts(c.args(), mkfsOpts, false)
 	c.files(Write, p.ops, false)
 	return nil
 }
@@ -440,7 +440,7 @@ func hSed(c *shCall) *shStream {
 		}
 		rest = append(rest, w)
 	}
-	p := shParseOpts(rest, sedOpts, false)
+	p := c.parseOpts(rest, sedOpts, false)
 	files := p.ops
 	if !p.has("-e", "--expression", "-f", "--file") && len(files) > 0 {
 		files = files[1:]
@@ -466,9 +466,9 @@ func hSed(c *shCall) *shStream {
 // chmod records a mode change, and a Privilege when it sets the setuid or
 // setgid bit.
 func (c *shCall) chmod(w sword, mode string, rec bool) {
-	c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
+	c.file(Chmod, w, func(e *Effect) { e.detail().Mode = mode; e.Recursive = e.Recursive || rec })
 	if shSetuidMode(mode) && w.known {
-		c.r.s.add(Effect{Kind: Privilege, Program: c.prog, Path: c.r.path(w.val, false), Mode: mode})
+		c.r.s.add(Effect{Kind: Privilege, Program: c.prog, Path: c.r.path(w.val, false), Detail: &Detail{Mode: mode}})
 	}
 }
 
@@ -528,7 +528,7 @@ func hChmod(c *shCall) *shStream {
 }
 
 func hChown(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("--reference --from"), false)
+	p := c.parseOpts(c.args(), shOpts("--reference --from"), false)
 	rec := p.has("-R", "--recursive")
 	ops := p.ops
 	owner := ""
@@ -536,23 +536,23 @@ func hChown(c *shCall) *shStream {
 		owner, ops = ops[0].arg, ops[1:]
 	}
 	for _, w := range ops {
-		c.file(Chown, w, func(e *Effect) { e.Mode = owner; e.Recursive = e.Recursive || rec })
+		c.file(Chown, w, func(e *Effect) { e.detail().Mode = owner; e.Recursive = e.Recursive || rec })
 	}
 	return nil
 }
 
 func hSetfacl(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-m --modify -x --remove -M --modify-file -X --remove-file --set --set-file"), false)
+	p := c.parseOpts(c.args(), shOpts("-m --modify -x --remove -M --modify-file -X --remove-file --set --set-file"), false)
 	spec, _ := p.get("-m", "--modify", "-x", "--remove", "--set")
 	rec := p.has("-R", "--recursive")
 	for _, w := range p.ops {
-		c.file(Chmod, w, func(e *Effect) { e.Mode = spec.arg; e.Recursive = e.Recursive || rec })
+		c.file(Chmod, w, func(e *Effect) { e.detail().Mode = spec.arg; e.Recursive = e.Recursive || rec })
 	}
 	return nil
 }
 
 func hSetcap(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-n"), false)
+	p := c.parseOpts(c.args(), shOpts("-n"), false)
 	ops := p.ops
 	if p.has("-r") {
 		c.files(Chmod, ops, false)
@@ -560,9 +560,9 @@ func hSetcap(c *shCall) *shStream {
 	}
 	for i := 0; i+1 < len(ops); i += 2 {
 		caps, f := ops[i], ops[i+1]
-		c.file(Chmod, f, func(e *Effect) { e.Mode = caps.arg })
+		c.file(Chmod, f, func(e *Effect) { e.detail().Mode = caps.arg })
 		if f.known {
-			c.r.s.add(Effect{Kind: Privilege, Program: "setcap", Path: c.r.path(f.val, false), Mode: caps.arg})
+			c.r.s.add(Effect{Kind: Privilege, Program: "setcap", Path: c.r.path(f.val, false), Detail: &Detail{Mode: caps.arg}})
 		}
 	}
 	return nil
@@ -584,13 +584,13 @@ func hChattr(c *shCall) *shStream {
 		}
 	}
 	for _, w := range ops {
-		c.file(Chmod, w, func(e *Effect) { e.Mode = mode; e.Recursive = e.Recursive || rec })
+		c.file(Chmod, w, func(e *Effect) { e.detail().Mode = mode; e.Recursive = e.Recursive || rec })
 	}
 	return nil
 }
 
 func hReadOps(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-n -c --lines --bytes -w -s -t -N -j -A -B -C -e -f"), false)
+	p := c.parseOpts(c.args(), shOpts("-n -c --lines --bytes -w -s -t -N -j -A -B -C -e -f"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
 }
@@ -604,13 +604,13 @@ func hHeadTail(c *shCall) *shStream {
 		}
 		rest = append(rest, w)
 	}
-	p := shParseOpts(rest, shOpts("-n -c --lines --bytes -s --sleep-interval --pid"), false)
+	p := c.parseOpts(rest, shOpts("-n -c --lines --bytes -s --sleep-interval --pid"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
 }
 
 func hCat(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
 		return c.in
 	}
@@ -628,14 +628,14 @@ func hCat(c *shCall) *shStream {
 }
 
 func hDiff(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-x --exclude -X --exclude-from -I -L --label -F -C -U --from-file --to-file"), false)
+	p := c.parseOpts(c.args(), shOpts("-x --exclude -X --exclude-from -I -L --label -F -C -U --from-file --to-file"), false)
 	rec := p.has("-r", "--recursive")
 	c.files(Read, p.ops, rec)
 	return c.filter(c.paths(p.ops)...)
 }
 
 func hSort(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-k --key -t --field-separator -S --buffer-size -T --temporary-directory -o --output --files0-from --parallel --batch-size"), false)
+	p := c.parseOpts(c.args(), shOpts("-k --key -t --field-separator -S --buffer-size -T --temporary-directory -o --output --files0-from --parallel --batch-size"), false)
 	c.files(Read, p.ops, false)
 	if o, ok := p.get("-o", "--output"); ok {
 		c.file(Write, o, nil)
@@ -645,13 +645,13 @@ func hSort(c *shCall) *shStream {
 }
 
 func hCut(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-d -f -c -b --delimiter --fields --characters --bytes --output-delimiter"), false)
+	p := c.parseOpts(c.args(), shOpts("-d -f -c -b --delimiter --fields --characters --bytes --output-delimiter"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
 }
 
 func hIconv(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-f -t -o --from-code --to-code --output"), false)
+	p := c.parseOpts(c.args(), shOpts("-f -t -o --from-code --to-code --output"), false)
 	c.files(Read, p.ops, false)
 	if o, ok := p.get("-o", "--output"); ok {
 		c.file(Write, o, nil)
@@ -669,7 +669,7 @@ func hGrep(c *shCall) *shStream {
 	if c.prog != "rg" && c.prog != "ag" {
 		valued = shOpts("-e --regexp -f --file -m --max-count -A -B -C --after-context --before-context --context --include --exclude --exclude-dir --label --color --colour -d --directories -D --devices --binary-files")
 	}
-	p := shParseOpts(args, valued, false)
+	p := c.parseOpts(args, valued, false)
 	files := p.ops
 	if !p.has("-e", "--regexp", "-f", "--file") && len(files) > 0 {
 		files = files[1:]
@@ -686,7 +686,7 @@ func hGrep(c *shCall) *shStream {
 }
 
 func hAwk(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-F -v -f --field-separator --assign --file -i --include -l --load -e --source"), false)
+	p := c.parseOpts(c.args(), shOpts("-F -v -f --field-separator --assign --file -i --include -l --load -e --source"), false)
 	ops := p.ops
 	prog := ""
 	if fs := p.all("-f", "--file"); len(fs) > 0 {
@@ -740,10 +740,10 @@ func (c *shCall) awkProgram(prog string) {
 	}
 	for _, m := range awkInetRE.FindAllStringSubmatch(prog, -1) {
 		if m[2] != "0" {
-			c.r.s.add(Effect{Kind: Listen, Program: c.prog, Port: m[2]})
+			c.r.s.add(Effect{Kind: Listen, Program: c.prog, Detail: &Detail{Port: m[2]}})
 		}
 		if m[3] != "0" && m[3] != "" {
-			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: m[3], Port: m[4]})
+			c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: m[3], Port: m[4]}})
 		}
 	}
 	for _, m := range awkRedirRE.FindAllStringSubmatch(prog, -1) {
@@ -769,7 +769,7 @@ func hJq(c *shCall) *shStream {
 		}
 		rest = append(rest, args[i])
 	}
-	p := shParseOpts(rest, shOpts("-f --from-file --indent -L"), false)
+	p := c.parseOpts(rest, shOpts("-f --from-file --indent -L"), false)
 	files := p.ops
 	if f, ok := p.get("-f", "--from-file"); ok {
 		c.file(Read, f, nil)
@@ -781,7 +781,7 @@ func hJq(c *shCall) *shStream {
 }
 
 func hEdit(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-c -S -u -i -T --cmd"), false)
+	p := c.parseOpts(c.args(), shOpts("-c -S -u -i -T --cmd"), false)
 	for _, cmd := range p.all("-c", "--cmd") {
 		if v := strings.TrimLeft(cmd.val, ": "); cmd.known && strings.HasPrefix(v, "!") {
 			c.shellText(c.prog, shLit(v[1:]), nil)
@@ -807,7 +807,7 @@ func hTar(c *shCall) *shStream {
 	if len(args) > 0 && args[0].known && args[0].val != "" && args[0].val[0] != '-' && strings.Trim(args[0].val, "AcdrtuxzjJavfpkCTOPSWlhmoZ") == "" {
 		args[0] = shLit("-" + args[0].val)
 	}
-	p := shParseOpts(args, shOpts("-f --file -C --directory -T --files-from -X --exclude-from -b --blocking-factor -H --format -I --use-compress-program -g --listed-incremental -N --newer --owner --group --mode --transform --xform -L --tape-length -V --label"), false)
+	p := c.parseOpts(args, shOpts("-f --file -C --directory -T --files-from -X --exclude-from -b --blocking-factor -H --format -I --use-compress-program -g --listed-incremental -N --newer --owner --group --mode --transform --xform -L --tape-length -V --label"), false)
 	file, hasFile := p.get("-f", "--file")
 	toStdio := !hasFile || (file.known && file.val == "-")
 	dir, hasDir := p.get("-C", "--directory")
@@ -830,7 +830,7 @@ func hTar(c *shCall) *shStream {
 			return c.filter(from...)
 		}
 		if host, _, remote := shRemoteSpec(file.val); remote && file.known {
-			c.r.s.add(Effect{Kind: Send, Program: "tar", Host: host, Source: "output"})
+			c.r.s.add(Effect{Kind: Send, Program: "tar", Detail: &Detail{Host: host, Source: "output"}})
 			return nil
 		}
 		c.file(Write, file, nil)
@@ -849,7 +849,7 @@ func hTar(c *shCall) *shStream {
 		c.file(Write, d, func(e *Effect) { e.Recursive = true })
 		if toStdio && c.in != nil && c.in.kind == sNet && d.known {
 			// curl URL | tar x -C dir: the download lands in dir.
-			c.r.s.add(Effect{Kind: Download, Program: c.prog, URL: c.in.url, Host: c.in.host, Port: c.in.port,
+			c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{URL: c.in.url, Host: c.in.host, Port: c.in.port},
 				Path: c.r.path(d.val, false), Recursive: true})
 		}
 		return nil
@@ -862,7 +862,7 @@ func hTar(c *shCall) *shStream {
 }
 
 func hZip(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-x -i -P --password -b -n -t -tt -O --output-file -s"), false)
+	p := c.parseOpts(c.args(), shOpts("-x -i -P --password -b -n -t -tt -O --output-file -s"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -877,7 +877,7 @@ func hZip(c *shCall) *shStream {
 }
 
 func hUnzip(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-d -x -P"), false)
+	p := c.parseOpts(c.args(), shOpts("-d -x -P"), false)
 	if len(p.ops) == 0 {
 		return nil
 	}
@@ -931,7 +931,7 @@ func h7z(c *shCall) *shStream {
 }
 
 func hCompress(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-S --suffix -T --threads -b"), false)
+	p := c.parseOpts(c.args(), shOpts("-S --suffix -T --threads -b"), false)
 	decomp := c.prog == "gunzip" || c.prog == "zcat" || (c.prog == "gzip" && p.has("-d", "--decompress", "--uncompress"))
 	if decomp && len(p.ops) == 0 && c.in != nil && c.in.kind == sText {
 		return c.gunzipText()
@@ -1017,7 +1017,7 @@ func hFind(c *shCall) *shStream {
 }
 
 func hXargs(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-I -n -P -L -s -E -e -d -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --max-chars --eof --process-slot-var"), true)
+	p := c.parseOpts(c.args(), shOpts("-I -n -P -L -s -E -e -d -a --arg-file --delimiter --max-args --max-procs --replace --max-lines --max-chars --eof --process-slot-var"), true)
 	cmd := p.rest
 	if len(cmd) == 0 {
 		cmd = []sword{shLit("echo")}
@@ -1112,7 +1112,7 @@ func hKill(c *shCall) *shStream {
 	if sig == "" {
 		sig = "TERM"
 	}
-	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: sig, Targets: targets}})
 	return nil
 }
 
@@ -1161,7 +1161,7 @@ func hPkill(c *shCall) *shStream {
 		}
 		rest = append(rest, a)
 	}
-	p := shParseOpts(rest, shOpts("-s --signal -u --euid -U --uid -g --pgroup -G --group -P --parent -t --terminal -F --pidfile --ns --nslist -o --older-than -y --younger-than -c --context"), false)
+	p := c.parseOpts(rest, shOpts("-s --signal -u --euid -U --uid -g --pgroup -G --group -P --parent -t --terminal -F --pidfile --ns --nslist -o --older-than -y --younger-than -c --context"), false)
 	if s, ok := p.get("-s", "--signal"); ok {
 		sig = shSignalName(s.val)
 	}
@@ -1175,25 +1175,25 @@ func hPkill(c *shCall) *shStream {
 	if u, ok := p.get("-u", "--user", "--euid", "-U", "--uid"); ok {
 		targets = append(targets, "user:"+u.arg)
 	}
-	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: sig, Targets: targets})
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: sig, Targets: targets}})
 	return nil
 }
 
 // hSlay reads slay USER…: every process of each user is killed.
 func hSlay(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, false)
+	p := c.parseOpts(c.args(), nil, false)
 	var targets []string
 	for _, w := range p.ops {
 		targets = append(targets, "user:"+w.arg)
 	}
 	if len(targets) > 0 {
-		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Signal: "KILL", Targets: targets})
+		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: "KILL", Targets: targets}})
 	}
 	return nil
 }
 
 func hSystemctl(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-s --signal -t --type --state -p --property -H --host -M --machine --root --kill-whom --kill-value -n --lines -o --output --job-mode"), false)
+	p := c.parseOpts(c.args(), shOpts("-s --signal -t --type --state -p --property -H --host -M --machine --root --kill-whom --kill-value -n --lines -o --output --job-mode"), false)
 	if len(p.ops) == 0 {
 		return c.filter()
 	}
@@ -1213,9 +1213,9 @@ func hSystemctl(c *shCall) *shStream {
 		for _, w := range p.ops[1:] {
 			units = append(units, w.arg)
 		}
-		e := Effect{Kind: Signal, Program: "systemctl", Signal: sig, Targets: units}
-		if e.Signal == "" {
-			e.Signal = "TERM"
+		e := Effect{Kind: Signal, Program: "systemctl", Detail: &Detail{Signal: sig, Targets: units}}
+		if e.Signal() == "" {
+			e.detail().Signal = "TERM"
 		}
 		c.r.s.add(e)
 	}
@@ -1227,7 +1227,7 @@ func hService(c *shCall) *shStream {
 	if len(ops) >= 2 && ops[1].known {
 		switch ops[1].val {
 		case "stop", "restart", "force-reload", "force-stop":
-			c.r.s.add(Effect{Kind: Signal, Program: "service", Signal: "TERM", Targets: []string{ops[0].arg}})
+			c.r.s.add(Effect{Kind: Signal, Program: "service", Detail: &Detail{Signal: "TERM", Targets: []string{ops[0].arg}}})
 		}
 	}
 	return c.filter()
@@ -1244,7 +1244,7 @@ var sudoOpts = shOpts("-u --user -g --group -p --prompt -C --close-from -D --chd
 
 func hSudo(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := shParseOpts(c.args(), sudoOpts, true)
+	p := c.parseOpts(c.args(), sudoOpts, true)
 	if p.has("-e", "--edit") {
 		for _, w := range p.rest {
 			c.file(Write, w, nil)
@@ -1309,7 +1309,7 @@ var suInfoOpts = []string{"-h", "--help", "-V", "--version"}
 
 func hSu(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := shParseOpts(c.args(), shOpts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment --session-command"), false)
+	p := c.parseOpts(c.args(), shOpts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment --session-command"), false)
 	if p.has(suInfoOpts...) {
 		return nil
 	}
@@ -1326,10 +1326,10 @@ func hRunuser(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
 	// runuser -u USER CMD... runs CMD as it is; in the su form (runuser
 	// [-] USER [-c CMD]) options may follow the user, as with su.
-	if _, ok := shParseOpts(c.args(), runuserOpts, true).get("-u", "--user"); ok {
-		return c.r.run(shParseOpts(c.args(), runuserOpts, true).rest, c.in, c.env)
+	if _, ok := c.parseOpts(c.args(), runuserOpts, true).get("-u", "--user"); ok {
+		return c.r.run(c.parseOpts(c.args(), runuserOpts, true).rest, c.in, c.env)
 	}
-	p := shParseOpts(c.args(), runuserOpts, false)
+	p := c.parseOpts(c.args(), runuserOpts, false)
 	if p.has(suInfoOpts...) {
 		return nil
 	}
@@ -1349,7 +1349,7 @@ func hSg(c *shCall) *shStream {
 		}
 	}
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := shParseOpts(c.args(), shOpts("-c"), false)
+	p := c.parseOpts(c.args(), shOpts("-c"), false)
 	if cmd, ok := p.get("-c"); ok {
 		c.shellText("sg", cmd, nil)
 	} else if len(p.ops) > 1 {
@@ -1360,7 +1360,7 @@ func hSg(c *shCall) *shStream {
 
 func hPkexec(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Privilege, Program: c.prog})
-	p := shParseOpts(c.args(), shOpts("--user -u"), true)
+	p := c.parseOpts(c.args(), shOpts("--user -u"), true)
 	return c.r.run(p.rest, c.in, c.env)
 }
 
@@ -1369,7 +1369,7 @@ func hPkexec(c *shCall) *shStream {
 // it runs.
 func hWrap(valued shOptSet, skip int) shHandler {
 	return func(c *shCall) *shStream {
-		p := shParseOpts(c.args(), valued, true)
+		p := c.parseOpts(c.args(), valued, true)
 		rest := p.rest
 		if len(rest) < skip {
 			return nil
@@ -1420,7 +1420,7 @@ func hEnv(c *shCall) *shStream {
 }
 
 func hTaskset(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, true)
+	p := c.parseOpts(c.args(), nil, true)
 	if p.has("-p", "--pid") || len(p.rest) < 1 {
 		return nil
 	}
@@ -1431,7 +1431,7 @@ func hTaskset(c *shCall) *shStream {
 }
 
 func hCommand(c *shCall) *shStream {
-	p := shParseOpts(c.args(), nil, true)
+	p := c.parseOpts(c.args(), nil, true)
 	if p.has("-v", "-V") {
 		return c.filter()
 	}
@@ -1439,7 +1439,7 @@ func hCommand(c *shCall) *shStream {
 }
 
 func hChroot(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("--userspec --groups"), true)
+	p := c.parseOpts(c.args(), shOpts("--userspec --groups"), true)
 	if len(p.rest) == 0 {
 		return nil
 	}
@@ -1450,7 +1450,7 @@ func hChroot(c *shCall) *shStream {
 }
 
 func hWatch(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-n --interval -q --equexit"), true)
+	p := c.parseOpts(c.args(), shOpts("-n --interval -q --equexit"), true)
 	if len(p.rest) == 0 {
 		return nil
 	}
@@ -1462,7 +1462,7 @@ func hWatch(c *shCall) *shStream {
 }
 
 func hFlock(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-w --timeout -E --conflict-exit-code -c --command"), true)
+	p := c.parseOpts(c.args(), shOpts("-w --timeout -E --conflict-exit-code -c --command"), true)
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("flock", cmd, nil)
 		return c.filter()
@@ -1479,7 +1479,7 @@ func hFlock(c *shCall) *shStream {
 }
 
 func hScript(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -o --output-limit"), false)
+	p := c.parseOpts(c.args(), shOpts("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -o --output-limit"), false)
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("script", cmd, nil)
 	}
@@ -1487,7 +1487,7 @@ func hScript(c *shCall) *shStream {
 }
 
 func hScreen(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
+	p := c.parseOpts(c.args(), shOpts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
 	if len(p.rest) > 0 {
 		return c.r.run(p.rest, c.in, c.env)
 	}
@@ -1502,13 +1502,13 @@ func hTmux(c *shCall) *shStream {
 		}
 		switch a.val {
 		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawn-window":
-			p := shParseOpts(args[i+1:], shOpts("-s -n -c -t -e -F -x -y -l -p -b? -f"), false)
+			p := c.parseOpts(args[i+1:], shOpts("-s -n -c -t -e -F -x -y -l -p -b? -f"), false)
 			if len(p.ops) > 0 {
 				c.shellText("tmux", shJoinWords(p.ops), nil)
 			}
 			return nil
 		case "send-keys", "send":
-			p := shParseOpts(args[i+1:], shOpts("-t -N"), false)
+			p := c.parseOpts(args[i+1:], shOpts("-t -N"), false)
 			var keys []sword
 			for _, k := range p.ops {
 				if k.known && (k.val == "Enter" || k.val == "C-m" || k.val == "KPEnter") {
@@ -1526,7 +1526,7 @@ func hTmux(c *shCall) *shStream {
 }
 
 func hAt(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-f -q -t"), false)
+	p := c.parseOpts(c.args(), shOpts("-f -q -t"), false)
 	if f, ok := p.get("-f"); ok {
 		c.scriptFile("sh", "at", f, nil)
 		return nil
@@ -1536,7 +1536,7 @@ func hAt(c *shCall) *shStream {
 }
 
 func hCrontab(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-u -s"), false)
+	p := c.parseOpts(c.args(), shOpts("-u -s"), false)
 	for _, w := range p.ops {
 		if w.known && w.val == "-" {
 			continue
@@ -1550,7 +1550,7 @@ func hCrontab(c *shCall) *shStream {
 // after ":::" (a command given as one word is a shell script, as parallel
 // runs it); without ":::" the arguments come from the input.
 func hParallel(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-j --jobs -S --sshlogin -a --arg-file --colsep -d --delimiter -I --tmpdir --results --joblog -N --max-args -n --timeout --delay --memfree --load"), true)
+	p := c.parseOpts(c.args(), shOpts("-j --jobs -S --sshlogin -a --arg-file --colsep -d --delimiter -I --tmpdir --results --joblog -N --max-args -n --timeout --delay --memfree --load"), true)
 	var cmd, items []sword
 	sep := false
 	for _, w := range p.rest {
@@ -1649,7 +1649,7 @@ func hGit(c *shCall) *shStream {
 	if i >= len(args) || !args[i].known || args[i].val != "clone" {
 		return c.filter()
 	}
-	p := shParseOpts(args[i+1:], gitCloneOpts, false)
+	p := c.parseOpts(args[i+1:], gitCloneOpts, false)
 	if len(p.ops) == 0 || !p.ops[0].known {
 		return c.filter()
 	}
@@ -1667,15 +1667,15 @@ func hGit(c *shCall) *shStream {
 		dir = strings.TrimSuffix(path.Base(strings.TrimRight(u, "/")), ".git")
 	}
 	host, port := shURLParts(u)
-	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Host: host, Port: port, URL: u})
-	c.r.s.add(Effect{Kind: Download, Program: c.prog, Host: host, Port: port, URL: u, Path: c.r.path(dir, false), Recursive: true})
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}})
+	c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}, Path: c.r.path(dir, false), Recursive: true})
 	return c.filter()
 }
 
 // hSqlite reads sqlite3 [OPTIONS] FILE [SQL…]: the database file is read
 // (and may be written).
 func hSqlite(c *shCall) *shStream {
-	p := shParseOpts(c.args(), shOpts("-cmd -separator -newline -nullvalue -init -mmap -pagecache -lookaside -maxsize -vfs -heap -zip"), false)
+	p := c.parseOpts(c.args(), shOpts("-cmd -separator -newline -nullvalue -init -mmap -pagecache -lookaside -maxsize -vfs -heap -zip"), false)
 	if len(p.ops) > 0 && p.ops[0].known && p.ops[0].val != ":memory:" {
 		c.file(Read, p.ops[0], nil)
 	}

@@ -57,7 +57,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *shStream) redirState {
 	copy(fds, r.fds)
 	var sent []*shStream
 	connect := func(ns *shStream) {
-		r.s.add(Effect{Kind: Connect, Host: ns.host, Port: ns.port})
+		r.s.add(Effect{Kind: Connect, Detail: &Detail{Host: ns.host, Port: ns.port}})
 	}
 	for _, x := range list {
 		n := -1
@@ -172,7 +172,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *shStream) redirState {
 			}
 			if !dup {
 				sent = append(sent, t.net)
-				r.s.add(Effect{Kind: Send, Host: t.net.host, Port: t.net.port, Source: "output"})
+				r.s.add(Effect{Kind: Send, Detail: &Detail{Host: t.net.host, Port: t.net.port, Source: "output"}})
 			}
 		}
 	}

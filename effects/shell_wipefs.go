@@ -11,7 +11,7 @@ var wipefsOpts = shOpts("-o --offset -O --output -t --types")
 // Long options may be abbreviated as getopt allows (--al, --of, --no-); a
 // word not known statically may be any option, so it counts as erasing.
 func hWipefs(c *shCall) *shStream {
-	p := shParseOpts(c.args(), wipefsOpts, false)
+	p := c.parseOpts(c.args(), wipefsOpts, false)
 	erase, noAct := false, false
 	for _, o := range p.opts {
 		switch {

@@ -26,21 +26,56 @@ type sword struct {
 
 func shLit(v string) sword { return sword{arg: v, val: v, known: true} }
 
-// fieldBuilder accumulates the fields one shell word expands to.
+// fieldBuilder accumulates the fields one shell word expands to. The
+// current field's text is built in a scratch buffer of the reader (one per
+// nesting level of words being expanded, reused from word to word), so a
+// field costs one string, not three growing builders.
 type fieldBuilder struct {
-	fields  []sword
-	cur     strings.Builder
-	pat     strings.Builder
+	fields  []sword // finished fields are appended here (when all is set)
+	all     bool
+	single  sword // the first field, when all is not set (joinWord, document)
+	nfields int
+	cur     []byte // the current field's value
+	pat     []byte // its glob pattern, once a quoted glob character made it differ from cur
+	patOn   bool
+	sufAt   int // cur[sufAt:] is the literal text after the last part not known
 	known   bool
 	glob    bool
 	dyn     bool
 	started bool // the current field exists (even if empty: quotes)
 	out     *shStream
 	nparts  int
-	suffix  strings.Builder
 	r       *sh
 	word    *syntax.Word // printed for Argv when a field is not known
 	srcText string
+	noSrc   bool // a field not known gets no Argv text (a value nobody prints)
+	level   int  // index of the reader's scratch buffer cur comes from
+}
+
+// newFieldBuilder starts the fields of word w, appended to fields (with
+// all; without it only the first field is kept, in single). done must be
+// called when the word is read.
+func (r *sh) newFieldBuilder(w *syntax.Word, fields []sword, all bool) fieldBuilder {
+	b := fieldBuilder{r: r, word: w, fields: fields, all: all, level: r.wlevel, known: true}
+	if r.wlevel < len(r.wbufs) {
+		b.cur = r.wbufs[r.wlevel][:0]
+	}
+	r.wlevel++
+	return b
+}
+
+// done gives the scratch buffer back to the reader (grown, for the next
+// word at this level).
+func (b *fieldBuilder) done() {
+	r := b.r
+	r.wlevel = b.level
+	if cap(b.cur) > 4<<10 {
+		return // an unusually long word: do not keep its buffer
+	}
+	for len(r.wbufs) <= b.level {
+		r.wbufs = append(r.wbufs, nil)
+	}
+	r.wbufs[b.level] = b.cur[:0]
 }
 
 func (b *fieldBuilder) src() string {
@@ -51,9 +86,9 @@ func (b *fieldBuilder) src() string {
 }
 
 func (b *fieldBuilder) reset() {
-	b.cur.Reset()
-	b.pat.Reset()
-	b.suffix.Reset()
+	b.cur = b.cur[:0]
+	b.pat = b.pat[:0]
+	b.patOn, b.sufAt = false, 0
 	b.known, b.glob, b.dyn, b.started, b.out, b.nparts = true, false, false, false, nil, 0
 }
 
@@ -61,37 +96,66 @@ func (b *fieldBuilder) end() {
 	if !b.started {
 		return
 	}
-	w := sword{val: b.cur.String(), known: b.known, glob: b.glob, dyn: b.dyn, suffix: b.suffix.String()}
+	s := string(b.cur)
+	w := sword{val: s, known: b.known, glob: b.glob, dyn: b.dyn, suffix: s[b.sufAt:]}
 	if b.nparts == 1 {
 		w.out = b.out
 	}
 	if w.known {
 		w.arg = w.val
 	} else {
-		w.arg = b.src()
+		if !b.noSrc {
+			w.arg = b.src()
+		}
 		w.val = ""
 	}
 	if w.glob {
-		w.val = b.pat.String()
+		if b.patOn {
+			w.val = string(b.pat)
+		} else {
+			w.val = s
+		}
 	}
-	b.fields = append(b.fields, w)
+	if b.all {
+		b.fields = append(b.fields, w)
+	} else if b.nfields == 0 {
+		b.single = w
+	}
+	b.nfields++
 	b.reset()
+}
+
+// shGlobChar reports whether c must be quoted in a glob pattern.
+func shGlobChar(c byte) bool {
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\'
 }
 
 // literal adds quoted (or unsplittable) text.
 func (b *fieldBuilder) literal(s string, quoted bool) {
 	b.started = true
-	b.cur.WriteString(s)
-	b.suffix.WriteString(s)
+	if quoted && !b.patOn {
+		for i := 0; i < len(s); i++ {
+			if shGlobChar(s[i]) {
+				// From here on the pattern differs from the value.
+				b.patOn = true
+				b.pat = append(b.pat[:0], b.cur...)
+				break
+			}
+		}
+	}
+	b.cur = append(b.cur, s...)
+	if !b.patOn {
+		return
+	}
 	if quoted {
 		for i := 0; i < len(s); i++ {
-			if strings.IndexByte("*?[]\\", s[i]) >= 0 {
-				b.pat.WriteByte('\\')
+			if shGlobChar(s[i]) {
+				b.pat = append(b.pat, '\\')
 			}
-			b.pat.WriteByte(s[i])
+			b.pat = append(b.pat, s[i])
 		}
 	} else {
-		b.pat.WriteString(s)
+		b.pat = append(b.pat, s...)
 	}
 }
 
@@ -99,7 +163,7 @@ func (b *fieldBuilder) literal(s string, quoted bool) {
 func (b *fieldBuilder) unknownPart(dyn bool) {
 	b.started = true
 	b.known = false
-	b.suffix.Reset()
+	b.sufAt = len(b.cur)
 	if dyn {
 		b.dyn = true
 	}
@@ -108,7 +172,7 @@ func (b *fieldBuilder) unknownPart(dyn bool) {
 // words expands a command's words: braces, parameters, command
 // substitutions, field splitting, "$@", globs (through ctx.FS when set).
 func (r *sh) words(list []*syntax.Word, split bool) []sword {
-	out := make([]sword, 0, len(list))
+	out := r.s.mem.swords(len(list))
 	for _, w := range list {
 		if w == nil {
 			continue
@@ -125,15 +189,23 @@ func (r *sh) words(list []*syntax.Word, split bool) []sword {
 			out = r.expandWord(out, w, split)
 			continue
 		}
-		n := 0
-		for bw, err := range expand.BracesSeq(nil, w) {
-			if err != nil || n >= MaxGlobMatches {
-				r.s.unknown(true, "brace expansion gives more than %d words", MaxGlobMatches)
-				break
-			}
-			n++
-			out = r.expandWord(out, bw, split)
+		out = r.braceWords(out, w, split)
+	}
+	return out
+}
+
+// braceWords expands a word with braces ({a,b}, {1..3}) into out. (Its own
+// function: the range-over-func loop captures out, which would otherwise
+// put every words call's slice header on the heap.)
+func (r *sh) braceWords(out []sword, w *syntax.Word, split bool) []sword {
+	n := 0
+	for bw, err := range expand.BracesSeq(nil, w) {
+		if err != nil || n >= MaxGlobMatches {
+			r.s.unknown(true, "brace expansion gives more than %d words", MaxGlobMatches)
+			break
 		}
+		n++
+		out = r.expandWord(out, bw, split)
 	}
 	return out
 }
@@ -150,11 +222,25 @@ func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
 			}
 		}
 	}
-	b := fieldBuilder{r: r, word: w}
-	b.reset()
+	start := len(out)
+	b := r.newFieldBuilder(w, out, true)
 	r.parts(&b, w.Parts, false, split, true)
 	b.end()
-	for _, f := range b.fields {
+	b.done()
+	out = b.fields
+	globs := false
+	for _, f := range out[start:] {
+		if f.glob && f.known {
+			globs = true
+			break
+		}
+	}
+	if !globs {
+		return out
+	}
+	fields := append([]sword(nil), out[start:]...)
+	out = out[:start]
+	for _, f := range fields {
 		if f.glob && f.known {
 			out = r.glob(out, f)
 			continue
@@ -173,10 +259,16 @@ func plainWord(w *syntax.Word) (string, bool) {
 	}
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
-		if strings.ContainsAny(p.Value, "\\*?[") || strings.HasPrefix(p.Value, "~") {
+		v := p.Value
+		if len(v) > 0 && v[0] == '~' {
 			return "", false
 		}
-		return p.Value, true
+		for i := 0; i < len(v); i++ {
+			if c := v[i]; c == '\\' || c == '*' || c == '?' || c == '[' {
+				return "", false
+			}
+		}
+		return v, true
 	case *syntax.SglQuoted:
 		if p.Dollar {
 			return "", false
@@ -195,19 +287,25 @@ func plainWord(w *syntax.Word) (string, bool) {
 
 // joinWord evaluates a word with no field splitting and no globbing (an
 // assignment's value, a here-string, a redirection target).
-func (r *sh) joinWord(w *syntax.Word) sword {
+func (r *sh) joinWord(w *syntax.Word) sword { return r.joinWordArg(w, true) }
+
+// joinWordArg is joinWord; without withArg, a value not known gets no arg
+// (the printed word, which costs a printer run): for an assignment's
+// value, of which only the value and whether it is known are kept.
+func (r *sh) joinWordArg(w *syntax.Word, withArg bool) sword {
 	if w == nil {
 		return shLit("")
 	}
 	if v, ok := plainWord(w); ok {
 		return shLit(v)
 	}
-	b := fieldBuilder{r: r, word: w}
-	b.reset()
+	b := r.newFieldBuilder(w, nil, false)
+	b.noSrc = !withArg
 	r.parts(&b, w.Parts, false, false, true)
 	b.started = true
 	b.end()
-	f := b.fields[0]
+	b.done()
+	f := b.single
 	if f.glob {
 		f.val, f.glob = f.arg, false
 	}
@@ -220,8 +318,7 @@ func (r *sh) document(w *syntax.Word) sword {
 	if w == nil {
 		return shLit("")
 	}
-	b := fieldBuilder{r: r, word: w}
-	b.reset()
+	b := r.newFieldBuilder(w, nil, false)
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok {
 			b.literal(unescapeDouble(l.Value, false), true)
@@ -231,7 +328,8 @@ func (r *sh) document(w *syntax.Word) sword {
 	}
 	b.started = true
 	b.end()
-	f := b.fields[0]
+	b.done()
+	f := b.single
 	f.glob = false
 	if f.known {
 		f.val = f.arg
@@ -389,9 +487,10 @@ func (r *sh) unquotedLit(b *fieldBuilder, v string) {
 		if c == '*' || c == '?' || c == '[' {
 			b.glob = true
 		}
-		b.cur.WriteByte(c)
-		b.pat.WriteByte(c)
-		b.suffix.WriteByte(c)
+		b.cur = append(b.cur, c)
+		if b.patOn {
+			b.pat = append(b.pat, c)
+		}
 	}
 }
 
@@ -400,9 +499,10 @@ func (r *sh) unquotedLitNoEscape(b *fieldBuilder, v string) {
 	if strings.ContainsAny(v, "*?[") {
 		b.glob = true
 	}
-	b.cur.WriteString(v)
-	b.pat.WriteString(v)
-	b.suffix.WriteString(v)
+	b.cur = append(b.cur, v...)
+	if b.patOn {
+		b.pat = append(b.pat, v...)
+	}
 }
 
 // unescapeDouble removes the backslashes that quote \ $ ` (and " inside

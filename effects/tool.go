@@ -243,7 +243,7 @@ func (t *toolCall) connect(urls ...string) {
 			u = "https://" + u // WebFetch upgrades http to https; a bare host is fetched over https
 		}
 		h, p := urlHostPort(u)
-		t.add(Effect{Kind: Connect, URL: u, Host: h, Port: p})
+		t.add(Effect{Kind: Connect, Detail: &Detail{URL: u, Host: h, Port: p}})
 	}
 }
 
@@ -330,7 +330,7 @@ func (t *toolCall) read() {
 		t.connect(urls...)
 	case "websearch", "web_search", "google_web_search", "search_web":
 		// The query goes to the tool's search provider.
-		t.add(Effect{Kind: Send, Source: "data"})
+		t.add(Effect{Kind: Send, Detail: &Detail{Source: "data"}})
 	default:
 		t.generic()
 		t.patches(false)
@@ -617,7 +617,7 @@ func (t *toolCall) scriptContent() {
 		sub.via = t.s.via + ">content"
 		sub.code(lang, c)
 		for _, e := range sub.out {
-			if e.Kind == Download && e.Into != "" && e.URL == "" {
+			if e.Kind == Download && e.Into() != "" && e.URL() == "" {
 				t.s.add(e)
 			}
 		}

@@ -330,12 +330,12 @@ func describeEffects(es []effects.Effect) string {
 		if e.Dest != "" {
 			b.WriteString(" → " + e.Dest)
 		}
-		if e.URL != "" {
-			b.WriteString(" " + e.URL)
-		} else if e.Host != "" {
-			b.WriteString(" " + e.Host)
-			if e.Port != "" {
-				b.WriteString(":" + e.Port)
+		if e.URL() != "" {
+			b.WriteString(" " + e.URL())
+		} else if e.Host() != "" {
+			b.WriteString(" " + e.Host())
+			if e.Port() != "" {
+				b.WriteString(":" + e.Port())
 			}
 		}
 		if e.Recursive {

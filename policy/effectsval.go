@@ -39,16 +39,16 @@ var effectDef = func() *structDef {
 	str("dest", func(e *effects.Effect) string { return e.Dest })
 	boolean("recursive", func(e *effects.Effect) bool { return e.Recursive })
 	boolean("append", func(e *effects.Effect) bool { return e.Append })
-	str("mode", func(e *effects.Effect) string { return e.Mode })
-	str("host", func(e *effects.Effect) string { return e.Host })
-	str("port", func(e *effects.Effect) string { return e.Port })
-	str("url", func(e *effects.Effect) string { return e.URL })
-	str("source", func(e *effects.Effect) string { return e.Source })
-	str("into", func(e *effects.Effect) string { return e.Into })
-	list("targets", func(e *effects.Effect) []string { return e.Targets })
-	str("signal", func(e *effects.Effect) string { return e.Signal })
-	str("remote", func(e *effects.Effect) string { return e.Remote })
-	str("reason", func(e *effects.Effect) string { return e.Reason })
+	str("mode", func(e *effects.Effect) string { return e.Mode() })
+	str("host", func(e *effects.Effect) string { return e.Host() })
+	str("port", func(e *effects.Effect) string { return e.Port() })
+	str("url", func(e *effects.Effect) string { return e.URL() })
+	str("source", func(e *effects.Effect) string { return e.Source() })
+	str("into", func(e *effects.Effect) string { return e.Into() })
+	list("targets", func(e *effects.Effect) []string { return e.Targets() })
+	str("signal", func(e *effects.Effect) string { return e.Signal() })
+	str("remote", func(e *effects.Effect) string { return e.Remote() })
+	str("reason", func(e *effects.Effect) string { return e.Reason() })
 	boolean("limit", func(e *effects.Effect) bool { return e.Limit })
 	str("via", func(e *effects.Effect) string { return e.Via })
 	return d
@@ -203,7 +203,7 @@ func payloadEffectsInto(buf []effects.Effect, payload ref.Val, agent effects.Con
 	defer maps.recycle()
 	native, err := toNativeIn(obj, 0, maps)
 	if err != nil {
-		return []effects.Effect{{Kind: effects.Unknown, Limit: true, Reason: "payload: " + err.Error()}}
+		return []effects.Effect{{Kind: effects.Unknown, Limit: true, Detail: &effects.Detail{Reason: "payload: " + err.Error()}}}
 	}
 	m, _ := native.(map[string]any)
 	if cwd, ok := m["cwd"].(string); ok && cwd != "" {

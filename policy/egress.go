@@ -71,7 +71,7 @@ func actionHosts(payload ref.Val) []string {
 	for _, e := range payloadActs(payload) {
 		switch e.Kind {
 		case effects.Connect, effects.Send, effects.Download:
-			if h := strings.TrimSuffix(strings.ToLower(e.Host), "."); h != "" && !slices.Contains(out, h) {
+			if h := strings.TrimSuffix(strings.ToLower(e.Host()), "."); h != "" && !slices.Contains(out, h) {
 				out = append(out, h)
 			}
 		}

@@ -159,7 +159,7 @@ func (a *spAction) check(c spCheck) bool {
 func (a *spAction) limitReached() string {
 	for _, e := range a.acts {
 		if e.Kind == effects.Unknown && e.Limit {
-			return effectsLimit(e.Reason)
+			return effectsLimit(e.Reason())
 		}
 	}
 	for c := range spChecks {
@@ -377,8 +377,8 @@ func (a *spAction) allPaths() []spPath {
 		case effects.Download:
 			add(e.Path, effects.Write, false)
 		case effects.Send:
-			if e.Source != "" && e.Source != "stdin" && e.Source != "output" && e.Source != "data" {
-				add(e.Source, effects.Read, false)
+			if e.Source() != "" && e.Source() != "stdin" && e.Source() != "output" && e.Source() != "data" {
+				add(e.Source(), effects.Read, false)
 			}
 		case effects.Run:
 			if e.Path != "" {

@@ -47,17 +47,17 @@ func (a *spAction) callsAdminAPI() bool {
 	for _, e := range a.acts {
 		switch e.Kind {
 		case effects.Connect, effects.Send, effects.Download:
-			if e.URL != "" {
-				texts = append(texts, e.URL)
+			if e.URL() != "" {
+				texts = append(texts, e.URL())
 			}
-			if e.Host != "" || e.Port != "" {
-				port := e.Port
-				if port == "" && e.URL != "" {
-					if hp, ok := parseHostPort(e.URL); ok {
+			if e.Host() != "" || e.Port() != "" {
+				port := e.Port()
+				if port == "" && e.URL() != "" {
+					if hp, ok := parseHostPort(e.URL()); ok {
 						port = hp.port
 					}
 				}
-				direct = append(direct, hostPort{strings.ToLower(e.Host), port})
+				direct = append(direct, hostPort{strings.ToLower(e.Host()), port})
 			}
 		case effects.Run:
 			args := argvOperands(e.Argv)
@@ -325,20 +325,20 @@ func (a *spAction) stopsHarness() bool {
 				}
 				// No Run to read the options from: every target is a
 				// pattern matched against names and command lines.
-				if len(e.Targets) == 0 || a.patternsHitHarness("pkill", append([]string{"-f"}, e.Targets...)) {
+				if len(e.Targets()) == 0 || a.patternsHitHarness("pkill", append([]string{"-f"}, e.Targets()...)) {
 					return true
 				}
 			case "systemctl", "service":
-				for _, u := range e.Targets {
+				for _, u := range e.Targets() {
 					if a.isUnit(u) {
 						return true
 					}
 				}
 			default:
-				if len(e.Targets) == 0 {
+				if len(e.Targets()) == 0 {
 					killUnknown = true
 				}
-				for _, t := range e.Targets {
+				for _, t := range e.Targets() {
 					switch {
 					case t == "-1" || a.g.pids[strings.TrimPrefix(t, "-")]:
 						return true

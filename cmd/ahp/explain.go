@@ -244,18 +244,18 @@ func describeEffect(e effects.Effect) string {
 	if e.Append {
 		parts = append(parts, "append")
 	}
-	add("mode", e.Mode)
-	add("host", e.Host)
-	add("port", e.Port)
-	add("url", e.URL)
-	add("source", e.Source)
-	add("into", e.Into)
-	if len(e.Targets) > 0 {
-		add("targets", strings.Join(e.Targets, ","))
+	add("mode", e.Mode())
+	add("host", e.Host())
+	add("port", e.Port())
+	add("url", e.URL())
+	add("source", e.Source())
+	add("into", e.Into())
+	if len(e.Targets()) > 0 {
+		add("targets", strings.Join(e.Targets(), ","))
 	}
-	add("signal", e.Signal)
-	add("remote", e.Remote)
-	add("reason", e.Reason)
+	add("signal", e.Signal())
+	add("remote", e.Remote())
+	add("reason", e.Reason())
 	if e.Limit {
 		parts = append(parts, "limit")
 	}
