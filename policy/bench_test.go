@@ -152,3 +152,58 @@ func BenchmarkEvaluateServeEvent(b *testing.B) {
 	}
 	runEvaluate(b, set, in)
 }
+
+// benchScriptEvent is a pre_action whose command is a build-and-release
+// script of about 10 KB: ordinary steps (variables, loops, tests, builds,
+// archives, an API call), none of which a default pack stops.
+func benchScriptEvent() *protocol.Event {
+	steps := []string{
+		`export GOFLAGS=-mod=readonly OUT="dist/$(git rev-parse --short HEAD)"`,
+		`test -d "$OUT" || mkdir -p "$OUT/bin" "$OUT/docs"`,
+		`for pkg in api worker cli; do go vet "./cmd/$pkg" && go build -o "$OUT/bin/$pkg" "./cmd/$pkg"; done`,
+		`go test -count=1 -race ./... 2>&1 | tee "$OUT/test.log" | tail -n 5`,
+		`case "$(uname -s)" in Linux) strip "$OUT"/bin/* ;; *) echo "no strip" ;; esac`,
+		`sed -e "s/@VERSION@/$VERSION/" docs/index.md.in > "$OUT/docs/index.md"`,
+		`(cd "$OUT" && sha256sum bin/* > SHA256SUMS)`,
+		`curl -sS -H "Accept: application/json" https://ci.example.com/api/builds/latest | jq -r .status`,
+		`tar -C "$OUT" -czf "$OUT.tar.gz" . && ls -l "$OUT.tar.gz"`,
+		`find build -name '*.o' -newer go.mod -print | xargs -r rm -f`,
+		`git status --porcelain | wc -l`,
+		`printf '%s\n' "built $OUT at $(date -u +%FT%TZ)" >> release.log`,
+	}
+	var sb strings.Builder
+	for sb.Len() < 10<<10 {
+		for _, s := range steps {
+			sb.WriteString(s)
+			sb.WriteByte('\n')
+		}
+	}
+	cmd, err := json.Marshal(sb.String())
+	if err != nil {
+		panic(err)
+	}
+	ev := *benchEvent
+	ev.Payload = json.RawMessage(`{"action_type":"tool_call","tool_name":"bash","cwd":"/work/proj","arguments":{"command":` + string(cmd) + `}}`)
+	return &ev
+}
+
+// BenchmarkEvaluateScript10KB is issue 25's second figure: the effect
+// analysis and every default pack, as ahp serve runs them (self-protection
+// guarding its files), for one pre_action carrying a 10 KB script.
+func BenchmarkEvaluateScript10KB(b *testing.B) {
+	dir := b.TempDir()
+	opts := Options{Params: SelfProtection{
+		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: dir,
+		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
+	}.Params()}
+	set, err := Compile(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := benchInput()
+	in.Event = benchScriptEvent()
+	if r := set.Evaluate(in); r.Matched {
+		b.Fatalf("the ordinary script was stopped: %s %s", r.RuleID, r.Decision.Reason)
+	}
+	runEvaluate(b, set, in)
+}

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"sync/atomic"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -22,7 +23,10 @@ func compileMatches(i interpreter.InterpretableV2) (interpreter.InterpretableV2,
 	}
 	pat, ok := call.Args()[1].(interpreter.InterpretableConst)
 	if !ok {
-		return i, nil
+		// A pattern known only when the rule runs: a pack's parameter
+		// (e.program.matches(config.filesystem_makers)) is the same string
+		// on every call, so the node keeps the last one compiled.
+		return &dynMatchNode{id: call.ID(), subject: call.Args()[0], pattern: call.Args()[1]}, nil
 	}
 	s, ok := pat.Value().(types.String)
 	if !ok {
@@ -66,4 +70,66 @@ func (n *matchNode) match(v ref.Val) ref.Val {
 		return types.False
 	}
 	return types.Bool(n.re.MatchString(string(s)))
+}
+
+// dynMatchNode evaluates subject.matches(pattern) where the pattern is an
+// expression, not a constant. It keeps the last pattern it compiled, so a
+// parameter's pattern, read for every effect of every event, is compiled
+// once instead of on each call; a bad pattern is an error value, as in
+// CEL's own matches.
+type dynMatchNode struct {
+	id      int64
+	subject interpreter.InterpretableV2
+	pattern interpreter.InterpretableV2
+	last    atomic.Pointer[compiledPattern]
+}
+
+// compiledPattern is a pattern's text and its compiled form.
+type compiledPattern struct {
+	src string
+	re  *regexp.Regexp
+	pre prefilter
+}
+
+// ID implements interpreter.Interpretable.
+func (n *dynMatchNode) ID() int64 { return n.id }
+
+// Eval implements interpreter.Interpretable.
+func (n *dynMatchNode) Eval(a interpreter.Activation) ref.Val {
+	return n.match(n.subject.Eval(a), n.pattern.Eval(a))
+}
+
+// Exec implements interpreter.InterpretableV2.
+func (n *dynMatchNode) Exec(f *interpreter.ExecutionFrame) ref.Val {
+	return n.match(n.subject.Exec(f), n.pattern.Exec(f))
+}
+
+func (n *dynMatchNode) match(v, p ref.Val) ref.Val {
+	s, ok := v.(types.String)
+	if !ok {
+		if types.IsUnknownOrError(v) {
+			return v
+		}
+		return types.MaybeNoSuchOverloadErr(v)
+	}
+	ps, ok := p.(types.String)
+	if !ok {
+		if types.IsUnknownOrError(p) {
+			return p
+		}
+		return types.MaybeNoSuchOverloadErr(p)
+	}
+	c := n.last.Load()
+	if c == nil || c.src != string(ps) {
+		re, err := regexp.Compile(string(ps))
+		if err != nil {
+			return types.WrapErr(err)
+		}
+		c = &compiledPattern{src: string(ps), re: re, pre: newPrefilter(string(ps))}
+		n.last.Store(c)
+	}
+	if !c.pre.mayMatch(string(s)) {
+		return types.False
+	}
+	return types.Bool(c.re.MatchString(string(s)))
 }
