@@ -37,6 +37,9 @@ type rule struct {
 	// effect kinds of which it needs one, 0 when any kind may do.
 	need  condNeed
 	kinds kindMask
+	// narrow hands each exists() over event.effects of the condition only
+	// the effects its body needs (narrow.go).
+	narrow *narrowing
 	// limit: the condition can only be true when the self_protection
 	// analysis of the event reached a limit (needsLimit).
 	limit  bool
@@ -200,14 +203,15 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, params map[string]an
 	}
 	ok := true
 	if s.condition != nil {
-		r.cond, ok = compileExpr(env, s, s.condition, "condition", true, ps)
+		r.narrow = &narrowing{params: params}
+		r.cond, ok = compileExpr(env, s, s.condition, "condition", true, r.narrow, ps)
 		r.need = conditionNeed(s.condAST, params)
 		r.kinds = r.need.kinds()
 		r.limit = needsLimit(s.condAST)
 	}
 	if s.outcome.modified != nil {
 		var mok bool
-		r.modify, mok = compileExpr(env, s, s.outcome.modified, "outcome.modified_payload", false, ps)
+		r.modify, mok = compileExpr(env, s, s.outcome.modified, "outcome.modified_payload", false, nil, ps)
 		ok = ok && mok
 	}
 	if !ok {
@@ -231,7 +235,7 @@ func compileRule(env *cel.Env, s *ruleSpec, version string, params map[string]an
 
 // compileExpr compiles one CEL expression held by a YAML node, reporting
 // errors at their line in the file.
-func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool bool, ps *problems) (cel.Program, bool) {
+func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool bool, narrow *narrowing, ps *problems) (cel.Program, bool) {
 	ast, iss := env.Compile(n.Value)
 	if iss != nil && iss.Err() != nil {
 		// The first error is the one to fix; the rest often follow from it.
@@ -256,7 +260,14 @@ func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool 
 	if what == "condition" {
 		s.condAST = ast
 	}
-	prg, err := env.Program(ast, programOptions...)
+	opts := programOptions
+	if narrow != nil {
+		narrow.read(ast)
+		if len(narrow.byID) > 0 {
+			opts = append(opts[:len(opts):len(opts)], cel.CustomDecoratorV2(narrow.decorate))
+		}
+	}
+	prg, err := env.Program(ast, opts...)
 	if err != nil {
 		ps.add(s.file, n.Line, s.id, "%s: %v", what, err)
 		return nil, false

@@ -69,6 +69,13 @@ func (s *Set) buildNeeds() {
 				ix.add(p)
 			}
 		}
+		for _, nd := range r.narrow.needs() {
+			for _, t := range *nd {
+				for _, p := range t.progs {
+					ix.add(p)
+				}
+			}
+		}
 	}
 	ix.done = nil
 	ix.width = (len(ix.needs) + 63) / 64
@@ -88,13 +95,19 @@ func (s *Set) buildNeeds() {
 			ix.byRe[r] = append(ix.byRe[r], int32(n))
 		}
 	}
-	for _, r := range s.rules {
-		for k := range r.need {
-			t := &r.need[k]
+	setMasks := func(need condNeed) {
+		for k := range need {
+			t := &need[k]
 			t.mask = nil
 			for _, p := range t.progs {
 				t.mask = t.mask.with(p.idx)
 			}
+		}
+	}
+	for _, r := range s.rules {
+		setMasks(r.need)
+		for _, nd := range r.narrow.needs() {
+			setMasks(*nd)
 		}
 	}
 	s.needs = ix

@@ -18,35 +18,50 @@ func pathMatch(pattern, p string) bool {
 	if pattern == "" || p == "" {
 		return false
 	}
-	return matchElems(strings.Split(pattern, "/"), strings.Split(p, "/"))
+	return matchPath(pattern, false, p, false)
 }
 
-func matchElems(pat, elems []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			for len(rest) > 0 && rest[0] == "**" {
-				rest = rest[1:]
+// matchPath matches the "/"-separated elements of pat against those of p
+// without splitting either (it runs for every path of every effect a rule
+// reads). patDone and pDone mark a list with no element left, which the
+// empty string alone cannot tell from one empty element.
+func matchPath(pat string, patDone bool, p string, pDone bool) bool {
+	for !patDone {
+		seg, rest, more := strings.Cut(pat, "/")
+		if seg == "**" {
+			for more {
+				s2, r2, m2 := strings.Cut(rest, "/")
+				if s2 != "**" {
+					break
+				}
+				rest, more = r2, m2
 			}
-			if len(rest) == 0 {
+			if !more {
 				return true
 			}
-			for i := 0; i <= len(elems); i++ {
-				if matchElems(rest, elems[i:]) {
+			q, qDone := p, pDone
+			for {
+				if matchPath(rest, false, q, qDone) {
 					return true
 				}
+				if qDone {
+					return false
+				}
+				_, r, m := strings.Cut(q, "/")
+				q, qDone = r, !m
 			}
+		}
+		if pDone {
 			return false
 		}
-		if len(elems) == 0 {
+		e, pr, pm := strings.Cut(p, "/")
+		if ok, err := path.Match(seg, e); err != nil || !ok {
 			return false
 		}
-		if ok, err := path.Match(pat[0], elems[0]); err != nil || !ok {
-			return false
-		}
-		pat, elems = pat[1:], elems[1:]
+		pat, patDone = rest, !more
+		p, pDone = pr, !pm
 	}
-	return len(elems) == 0
+	return pDone
 }
 
 // celPathMatch implements path_match(string, pattern or list of patterns).

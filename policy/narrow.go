@@ -1,0 +1,128 @@
+package policy
+
+import (
+	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/interpreter"
+)
+
+// A narrowing hands each exists() over event.effects only the effects its
+// body could be true of. The body's need (needReader.predicate) is a
+// necessary condition of the body for one element: an effect that does not
+// meet it makes the body false (CEL's "false && x" is false even when x is
+// an error), so leaving it out changes neither a true, a false nor an
+// error result of the exists(). On a long script (hundreds of effects) a
+// rule about, say, runs of curl then folds over the few such effects
+// instead of every effect of the script.
+
+// narrowing is what one rule's condition narrows: the id of the
+// event.effects expression of each exists() whose body has a need, and
+// that need.
+type narrowing struct {
+	params map[string]any
+	byID   map[int64]*condNeed
+}
+
+// read finds the exists() over event.effects of a checked condition.
+func (n *narrowing) read(a *cel.Ast) {
+	if a == nil || a.NativeRep() == nil {
+		return
+	}
+	r := needReader{params: n.params}
+	celast.PostOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() != celast.ComprehensionKind {
+			return
+		}
+		comp := e.AsComprehension()
+		if !isEventEffects(comp.IterRange()) || comp.HasIterVar2() || !isExists(comp) {
+			return
+		}
+		need, ok := r.predicate(comp.LoopStep().AsCall().Args()[1], comp.IterVar())
+		if !ok || len(need) == 0 {
+			return
+		}
+		if n.byID == nil {
+			n.byID = map[int64]*condNeed{}
+		}
+		n.byID[comp.IterRange().ID()] = &need
+	}))
+}
+
+// needs returns the needs of the narrowing (buildNeeds numbers them).
+func (n *narrowing) needs() []*condNeed {
+	if n == nil {
+		return nil
+	}
+	out := make([]*condNeed, 0, len(n.byID))
+	for _, nd := range n.byID {
+		out = append(out, nd)
+	}
+	return out
+}
+
+// decorate replaces each narrowed event.effects with a narrowNode.
+func (n *narrowing) decorate(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
+	if need, ok := n.byID[i.ID()]; ok {
+		return &narrowNode{InterpretableV2: i, need: need}, nil
+	}
+	return i, nil
+}
+
+// narrowNode evaluates event.effects as the list of the action's effects
+// that meet need; anywhere it cannot reach the evaluation context, or with
+// the filters off, it is event.effects itself.
+type narrowNode struct {
+	interpreter.InterpretableV2
+	need *condNeed
+}
+
+// Exec implements interpreter.InterpretableV2.
+func (n *narrowNode) Exec(f *interpreter.ExecutionFrame) ref.Val {
+	if c := ctxOf(f); c != nil && !noKindFilter {
+		return c.narrowed(*n.need)
+	}
+	return n.InterpretableV2.Exec(f)
+}
+
+// Eval implements interpreter.Interpretable.
+func (n *narrowNode) Eval(a interpreter.Activation) ref.Val {
+	if c := ctxOf(a); c != nil && !noKindFilter {
+		return c.narrowed(*n.need)
+	}
+	return n.InterpretableV2.Eval(a)
+}
+
+// ctxOf finds the evaluation context behind the activation's event.
+func ctxOf(a interpreter.Activation) *evalCtx {
+	v, ok := a.ResolveName("event")
+	if !ok {
+		return nil
+	}
+	if ev, ok := v.(structVal[eventKind]); ok {
+		return ev.c
+	}
+	return nil
+}
+
+// narrowed returns the CEL list of the action's effects that meet need.
+func (c *evalCtx) narrowed(need condNeed) ref.Val {
+	c.readFacts()
+	es := c.effects()
+	var vals []ref.Val
+	for i := range c.facts {
+		met, bit := c.facts[i].met, c.bits[i]
+		for k := range need {
+			t := &need[k]
+			if t.kinds != 0 && t.kinds&bit == 0 {
+				continue
+			}
+			if t.mask.within(met) {
+				vals = append(vals, effectVal{&es[i]})
+				break
+			}
+		}
+	}
+	return types.NewRefValList(effectAdapter{}, vals)
+}

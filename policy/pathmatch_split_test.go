@@ -1,0 +1,76 @@
+package policy
+
+import (
+	"path"
+	"strings"
+	"testing"
+)
+
+// splitPathMatch is the reading pathMatch had before it stopped splitting:
+// the two lists of elements matched one by one, "**" taking any number.
+func splitPathMatch(pattern, p string) bool {
+	if pattern == "" || p == "" {
+		return false
+	}
+	var match func(pat, elems []string) bool
+	match = func(pat, elems []string) bool {
+		for len(pat) > 0 {
+			if pat[0] == "**" {
+				rest := pat[1:]
+				for len(rest) > 0 && rest[0] == "**" {
+					rest = rest[1:]
+				}
+				if len(rest) == 0 {
+					return true
+				}
+				for i := 0; i <= len(elems); i++ {
+					if match(rest, elems[i:]) {
+						return true
+					}
+				}
+				return false
+			}
+			if len(elems) == 0 {
+				return false
+			}
+			if ok, err := path.Match(pat[0], elems[0]); err != nil || !ok {
+				return false
+			}
+			pat, elems = pat[1:], elems[1:]
+		}
+		return len(elems) == 0
+	}
+	return match(strings.Split(pattern, "/"), strings.Split(p, "/"))
+}
+
+// pathMatch gives the split reading's answer on every pair of a set of
+// patterns and paths with empty elements, leading and trailing slashes,
+// "**" anywhere and globs.
+func TestPathMatchIsTheSplitReading(t *testing.T) {
+	pats := []string{"/etc/**", "**", "**/x", "/**/", "/a/**/b", "a/**/**/b", "/dev/**", "/home/*/.ssh/**",
+		"*", "/", "//", "/a/", "a//b", "**/**", "/a/*/c/**/d*", "[a-", "/etc/passwd", "~/.ssh/id_*", "/a/**/b/**"}
+	paths := []string{"/etc/passwd", "/etc", "/etc/", "/", "//", "x", "a/x", "/a/b", "/a/x/y/b", "a//b", "a/b",
+		"/dev/sda1", "/home/ann/.ssh/id_rsa", "/a/q/c/r/s/dz", "/a/b/", "b", "/a/b/c/b", "~/.ssh/id_ed25519"}
+	for _, pt := range pats {
+		for _, p := range paths {
+			if got, want := pathMatch(pt, p), splitPathMatch(pt, p); got != want {
+				t.Errorf("path_match(%q, %q) = %v, the split reading says %v", p, pt, got, want)
+			}
+		}
+	}
+}
+
+// FuzzPathMatchIsTheSplitReading: any pattern and path, the same answer.
+func FuzzPathMatchIsTheSplitReading(f *testing.F) {
+	f.Add("/a/**/b", "/a/x/b")
+	f.Add("**/x", "x")
+	f.Add("/etc/**", "/etc/")
+	f.Fuzz(func(t *testing.T, pt, p string) {
+		if len(pt) > 64 || len(p) > 64 || strings.Count(pt, "**") > 4 {
+			return
+		}
+		if got, want := pathMatch(pt, p), splitPathMatch(pt, p); got != want {
+			t.Errorf("path_match(%q, %q) = %v, the split reading says %v", p, pt, got, want)
+		}
+	})
+}
