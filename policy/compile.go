@@ -263,7 +263,7 @@ func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool 
 	opts := programOptions
 	if narrow != nil {
 		narrow.read(ast)
-		if len(narrow.byID) > 0 {
+		if len(narrow.byID) > 0 || strings.Contains(s.condition.Value, "path_match") {
 			opts = append(opts[:len(opts):len(opts)], cel.CustomDecoratorV2(narrow.decorate))
 		}
 	}

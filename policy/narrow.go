@@ -23,6 +23,9 @@ import (
 type narrowing struct {
 	params map[string]any
 	byID   map[int64]*condNeed
+	// paths are the path_match calls whose patterns are a pack parameter,
+	// by call id (planned as a pathSetNode: pathset.go).
+	paths map[int64][]string
 }
 
 // read finds the exists() over event.effects of a checked condition.
@@ -32,6 +35,18 @@ func (n *narrowing) read(a *cel.Ast) {
 	}
 	r := needReader{params: n.params}
 	celast.PostOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if e.Kind() == celast.CallKind {
+			c := e.AsCall()
+			if c.FunctionName() == "path_match" && !c.IsMemberFunction() && len(c.Args()) == 2 {
+				if pats, ok := configStrings(c.Args()[1], n.params); ok {
+					if n.paths == nil {
+						n.paths = map[int64][]string{}
+					}
+					n.paths[e.ID()] = pats
+				}
+			}
+			return
+		}
 		if e.Kind() != celast.ComprehensionKind {
 			return
 		}
@@ -62,8 +77,21 @@ func (n *narrowing) needs() []*condNeed {
 	return out
 }
 
-// decorate replaces each narrowed event.effects with a narrowNode.
+// decorate replaces each narrowed event.effects with a narrowNode, and each
+// path_match of patterns known at load with a pathSetNode.
 func (n *narrowing) decorate(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
+	if call, ok := i.(interpreter.InterpretableCall); ok && call.Function() == "path_match" && len(call.Args()) == 2 {
+		pats, known := n.paths[i.ID()]
+		if !known {
+			if c, isConst := call.Args()[1].(interpreter.InterpretableConst); isConst {
+				pats, known = constStrings(c.Value())
+			}
+		}
+		if known {
+			return &pathSetNode{id: i.ID(), subject: call.Args()[0], set: compilePathSet(pats)}, nil
+		}
+		return i, nil
+	}
 	if need, ok := n.byID[i.ID()]; ok {
 		return &narrowNode{InterpretableV2: i, need: need}, nil
 	}

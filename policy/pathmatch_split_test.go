@@ -74,3 +74,41 @@ func FuzzPathMatchIsTheSplitReading(f *testing.F) {
 		}
 	})
 }
+
+// A compiled pattern list answers as path_match over the same list, one
+// pattern at a time.
+func TestPathSetIsPathMatchOverTheList(t *testing.T) {
+	pats := []string{"/etc/**", "**", "**/x", "/**/", "/a/**/b", "a/**/**/b", "/dev/**", "/home/*/.ssh/**",
+		"*", "/", "//", "/a/", "a//b", "**/**", "/a/*/c/**/d*", "[a-", "/etc/passwd", "~/.ssh/id_*", "/a/**/b/**", "", `/a/\*`}
+	paths := []string{"/etc/passwd", "/etc", "/etc/", "/", "//", "x", "a/x", "/a/b", "/a/x/y/b", "a//b", "a/b", "",
+		"/dev/sda1", "/home/ann/.ssh/id_rsa", "/a/q/c/r/s/dz", "/a/b/", "b", "/a/b/c/b", "~/.ssh/id_ed25519", "/a/*"}
+	for i := range pats {
+		for j := i; j <= len(pats); j++ {
+			list := pats[i:j]
+			set := compilePathSet(list)
+			for _, p := range paths {
+				want := false
+				for _, pt := range list {
+					want = want || pathMatch(pt, p)
+				}
+				if got := set.match(p); got != want {
+					t.Errorf("path_match(%q, %q) = %v over the list, %v compiled", p, list, want, got)
+				}
+			}
+		}
+	}
+}
+
+// FuzzPathSetIsPathMatch: one pattern, any path, the same answer.
+func FuzzPathSetIsPathMatch(f *testing.F) {
+	f.Add("**/.ssh/id_*", "/home/a/.ssh/id_rsa")
+	f.Add("/etc/**", "/etc")
+	f.Fuzz(func(t *testing.T, pt, p string) {
+		if len(pt) > 64 || len(p) > 64 || strings.Count(pt, "**") > 4 {
+			return
+		}
+		if got, want := compilePathSet([]string{pt}).match(p), pathMatch(pt, p); got != want {
+			t.Errorf("path_match(%q, %q) = %v, compiled %v", p, pt, want, got)
+		}
+	})
+}
