@@ -108,16 +108,22 @@ func runEvaluate(b *testing.B, set *Set, in *Input) {
 	}
 }
 
+// serveOptions are the options ahp serve compiles its policy with: the
+// self_protection pack guards a data directory, a configuration and a
+// policy file in a temporary working directory, an admin address and a pid.
+func serveOptions(b *testing.B) Options {
+	return Options{Params: SelfProtection{
+		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: b.TempDir(),
+		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
+	}.Params()}
+}
+
 // BenchmarkEvaluateDefaultPacksSelfProtected is BenchmarkEvaluateDefaultPacks
 // as ahp serve runs it: the self_protection pack guards a data directory,
 // a configuration and a policy file, an admin address and a pid, so its
 // checks resolve the event's paths on the file system.
 func BenchmarkEvaluateDefaultPacksSelfProtected(b *testing.B) {
-	dir := b.TempDir()
-	opts := Options{Params: SelfProtection{
-		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: dir,
-		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
-	}.Params()}
+	opts := serveOptions(b)
 	set, err := Compile(opts, benchPolicy())
 	if err != nil {
 		b.Fatal(err)
@@ -134,11 +140,7 @@ func BenchmarkEvaluateDefaultPacksSelfProtected(b *testing.B) {
 // self_protection guarding files, addresses and a pid as in
 // BenchmarkEvaluateDefaultPacksSelfProtected.
 func BenchmarkEvaluateServeEvent(b *testing.B) {
-	dir := b.TempDir()
-	opts := Options{Params: SelfProtection{
-		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: dir,
-		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
-	}.Params()}
+	opts := serveOptions(b)
 	set, err := Compile(opts)
 	if err != nil {
 		b.Fatal(err)
@@ -191,11 +193,7 @@ func benchScriptEvent() *protocol.Event {
 // analysis and every default pack, as ahp serve runs them (self-protection
 // guarding its files), for one pre_action carrying a 10 KB script.
 func BenchmarkEvaluateScript10KB(b *testing.B) {
-	dir := b.TempDir()
-	opts := Options{Params: SelfProtection{
-		Paths: []string{"ahp-data", "ahp-data/admin.token", "ahp.yaml", "team.yaml"}, Cwd: dir,
-		AdminAddrs: []string{"http://127.0.0.1:7700"}, PIDs: []int{4242},
-	}.Params()}
+	opts := serveOptions(b)
 	set, err := Compile(opts)
 	if err != nil {
 		b.Fatal(err)

@@ -140,16 +140,8 @@ func (c *evalCtx) narrowed(need condNeed) ref.Val {
 	es := c.effects()
 	var vals []ref.Val
 	for i := range c.facts {
-		met, bit := c.facts[i].met, c.bits[i]
-		for k := range need {
-			t := &need[k]
-			if t.kinds != 0 && t.kinds&bit == 0 {
-				continue
-			}
-			if t.mask.within(met) {
-				vals = append(vals, effectVal{&es[i]})
-				break
-			}
+		if c.meets(i, need) {
+			vals = append(vals, effectVal{&es[i]})
 		}
 	}
 	return types.NewRefValList(effectAdapter{}, vals)

@@ -201,15 +201,24 @@ func (c *evalCtx) readFacts() {
 func (c *evalCtx) meetsAny(need condNeed) bool {
 	c.readFacts()
 	for i := range c.facts {
-		met, bit := c.facts[i].met, c.bits[i]
-		for k := range need {
-			t := &need[k]
-			if t.kinds != 0 && t.kinds&bit == 0 {
-				continue
-			}
-			if t.mask.within(met) {
-				return true
-			}
+		if c.meets(i, need) {
+			return true
+		}
+	}
+	return false
+}
+
+// meets reports whether effect i meets need (readFacts has run): it is of
+// one of a term's kinds and meets every effectNeed of that term.
+func (c *evalCtx) meets(i int, need condNeed) bool {
+	met, bit := c.facts[i].met, c.bits[i]
+	for k := range need {
+		t := &need[k]
+		if t.kinds != 0 && t.kinds&bit == 0 {
+			continue
+		}
+		if t.mask.within(met) {
+			return true
 		}
 	}
 	return false

@@ -18,30 +18,26 @@ func pathMatch(pattern, p string) bool {
 	if pattern == "" || p == "" {
 		return false
 	}
-	return matchPath(pattern, false, p, false)
+	return matchElemsIn(strings.Split(pattern, "/"), p, false)
 }
 
-// matchPath matches the "/"-separated elements of pat against those of p
-// without splitting either (it runs for every path of every effect a rule
-// reads). patDone and pDone mark a list with no element left, which the
-// empty string alone cannot tell from one empty element.
-func matchPath(pat string, patDone bool, p string, pDone bool) bool {
-	for !patDone {
-		seg, rest, more := strings.Cut(pat, "/")
-		if seg == "**" {
-			for more {
-				s2, r2, m2 := strings.Cut(rest, "/")
-				if s2 != "**" {
-					break
-				}
-				rest, more = r2, m2
+// matchElemsIn matches the elements of a split pattern against those of
+// the path p, which it walks without splitting (it runs for every path of
+// every effect a rule reads). pDone marks a path with no element left,
+// which the empty string alone cannot tell from one empty element.
+func matchElemsIn(pat []string, p string, pDone bool) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			rest := pat[1:]
+			for len(rest) > 0 && rest[0] == "**" {
+				rest = rest[1:]
 			}
-			if !more {
+			if len(rest) == 0 {
 				return true
 			}
 			q, qDone := p, pDone
 			for {
-				if matchPath(rest, false, q, qDone) {
+				if matchElemsIn(rest, q, qDone) {
 					return true
 				}
 				if qDone {
@@ -55,10 +51,10 @@ func matchPath(pat string, patDone bool, p string, pDone bool) bool {
 			return false
 		}
 		e, pr, pm := strings.Cut(p, "/")
-		if ok, err := path.Match(seg, e); err != nil || !ok {
+		if ok, err := path.Match(pat[0], e); err != nil || !ok {
 			return false
 		}
-		pat, patDone = rest, !more
+		pat = pat[1:]
 		p, pDone = pr, !pm
 	}
 	return pDone

@@ -6,41 +6,27 @@ import (
 	"testing"
 )
 
-// splitPathMatch is the reading pathMatch had before it stopped splitting:
-// the two lists of elements matched one by one, "**" taking any number.
+// splitPathMatch is path_match read the plain way, as an oracle: both
+// operands split into elements, "**" taking none or one more element at a
+// time.
 func splitPathMatch(pattern, p string) bool {
 	if pattern == "" || p == "" {
 		return false
 	}
-	var match func(pat, elems []string) bool
-	match = func(pat, elems []string) bool {
-		for len(pat) > 0 {
-			if pat[0] == "**" {
-				rest := pat[1:]
-				for len(rest) > 0 && rest[0] == "**" {
-					rest = rest[1:]
-				}
-				if len(rest) == 0 {
-					return true
-				}
-				for i := 0; i <= len(elems); i++ {
-					if match(rest, elems[i:]) {
-						return true
-					}
-				}
-				return false
-			}
-			if len(elems) == 0 {
-				return false
-			}
-			if ok, err := path.Match(pat[0], elems[0]); err != nil || !ok {
-				return false
-			}
-			pat, elems = pat[1:], elems[1:]
-		}
-		return len(elems) == 0
+	return splitElems(strings.Split(pattern, "/"), strings.Split(p, "/"))
+}
+
+func splitElems(pat, el []string) bool {
+	switch {
+	case len(pat) == 0:
+		return len(el) == 0
+	case pat[0] == "**":
+		return splitElems(pat[1:], el) || len(el) > 0 && splitElems(pat, el[1:])
+	case len(el) == 0:
+		return false
 	}
-	return match(strings.Split(pattern, "/"), strings.Split(p, "/"))
+	ok, err := path.Match(pat[0], el[0])
+	return err == nil && ok && splitElems(pat[1:], el[1:])
 }
 
 // pathMatch gives the split reading's answer on every pair of a set of

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"path"
 	"strings"
 
 	"cel.dev/cel-go/common/types"
@@ -64,42 +63,6 @@ next:
 	return false
 }
 
-// matchElemsIn is matchPath with the pattern already split.
-func matchElemsIn(pat []string, p string, pDone bool) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			for len(rest) > 0 && rest[0] == "**" {
-				rest = rest[1:]
-			}
-			if len(rest) == 0 {
-				return true
-			}
-			q, qDone := p, pDone
-			for {
-				if matchElemsIn(rest, q, qDone) {
-					return true
-				}
-				if qDone {
-					return false
-				}
-				_, r, m := strings.Cut(q, "/")
-				q, qDone = r, !m
-			}
-		}
-		if pDone {
-			return false
-		}
-		e, pr, pm := strings.Cut(p, "/")
-		if ok, err := path.Match(pat[0], e); err != nil || !ok {
-			return false
-		}
-		pat = pat[1:]
-		p, pDone = pr, !pm
-	}
-	return pDone
-}
-
 // constStrings returns the strings of a constant CEL list of strings.
 func constStrings(v ref.Val) ([]string, bool) {
 	l, ok := v.(traits.Lister)
@@ -138,12 +101,9 @@ func (n *pathSetNode) Eval(a interpreter.Activation) ref.Val { return n.match(n.
 func (n *pathSetNode) Exec(f *interpreter.ExecutionFrame) ref.Val { return n.match(n.subject.Exec(f)) }
 
 func (n *pathSetNode) match(v ref.Val) ref.Val {
-	s, ok := v.(types.String)
-	if !ok {
-		if types.IsUnknownOrError(v) {
-			return v
-		}
-		return types.MaybeNoSuchOverloadErr(v)
+	s, bad := stringArg(v)
+	if bad != nil {
+		return bad
 	}
 	return types.Bool(n.set.match(string(s)))
 }

@@ -58,13 +58,23 @@ func (n *matchNode) Exec(f *interpreter.ExecutionFrame) ref.Val {
 	return n.match(n.subject.Exec(f))
 }
 
-func (n *matchNode) match(v ref.Val) ref.Val {
+// stringArg returns v as a string, or what a call given v instead returns:
+// v itself when it is unknown or an error, else a no-such-overload error.
+func stringArg(v ref.Val) (types.String, ref.Val) {
 	s, ok := v.(types.String)
-	if !ok {
-		if types.IsUnknownOrError(v) {
-			return v
-		}
-		return types.MaybeNoSuchOverloadErr(v)
+	if ok {
+		return s, nil
+	}
+	if types.IsUnknownOrError(v) {
+		return "", v
+	}
+	return "", types.MaybeNoSuchOverloadErr(v)
+}
+
+func (n *matchNode) match(v ref.Val) ref.Val {
+	s, bad := stringArg(v)
+	if bad != nil {
+		return bad
 	}
 	if !n.pre.mayMatch(string(s)) {
 		return types.False
@@ -105,19 +115,13 @@ func (n *dynMatchNode) Exec(f *interpreter.ExecutionFrame) ref.Val {
 }
 
 func (n *dynMatchNode) match(v, p ref.Val) ref.Val {
-	s, ok := v.(types.String)
-	if !ok {
-		if types.IsUnknownOrError(v) {
-			return v
-		}
-		return types.MaybeNoSuchOverloadErr(v)
+	s, bad := stringArg(v)
+	if bad != nil {
+		return bad
 	}
-	ps, ok := p.(types.String)
-	if !ok {
-		if types.IsUnknownOrError(p) {
-			return p
-		}
-		return types.MaybeNoSuchOverloadErr(p)
+	ps, bad := stringArg(p)
+	if bad != nil {
+		return bad
 	}
 	c := n.last.Load()
 	if c == nil || c.src != string(ps) {

@@ -47,14 +47,7 @@ func TestSinceTakesDays(t *testing.T) {
 // ahp check --config refuses what ahp serve refuses: a listen address of
 // an unknown scheme, or without its target.
 func TestCheckConfigListen(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, t.TempDir())
 	good := write("good.yaml", "listen: [stdio, \"unix:/tmp/x.sock\", \"http://127.0.0.1:8080\", \"grpcs://0.0.0.0:9443\"]\n")
 	if out, err := runAhp(t, "check", "--config", good); err != nil || !strings.Contains(out, "OK: configuration") {
 		t.Fatalf("good listen: %q %v", out, err)
@@ -75,14 +68,7 @@ func TestCheckConfigListen(t *testing.T) {
 // Configuration and policy errors name the real line, and an unknown key
 // is told in the file's terms with the keys its section takes.
 func TestConfigAndPolicyErrors(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, t.TempDir())
 	for body, want := range map[string]string{
 		"policy:\n  packz: {}\n":                 "line 2: unknown key packz in section policy (valid keys: default, files, mode, packs, params, shadow, watch)",
 		"bogus: 1\n":                             "line 1: unknown key bogus at the top level (valid keys: admin, approvals,",
@@ -230,18 +216,24 @@ func TestDoctorAdminOff(t *testing.T) {
 	}
 }
 
-// ahp check --config reads each notification sink's url_file and url_env
-// as ahp serve will: a missing file or an unset variable fails the check,
-// naming the sink and the file or variable but never the URL.
-func TestCheckConfigNotificationURLSources(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
+// fileWriter returns a function that writes a file in dir and returns its
+// path, failing the test when it cannot.
+func fileWriter(t *testing.T, dir string) func(name, body string) string {
+	return func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+// ahp check --config reads each notification sink's url_file and url_env
+// as ahp serve will: a missing file or an unset variable fails the check,
+// naming the sink and the file or variable but never the URL.
+func TestCheckConfigNotificationURLSources(t *testing.T) {
+	dir := t.TempDir()
+	write := fileWriter(t, dir)
 	secret := "https://hooks.example.com/services/T000/B000/s3cr3tpart"
 	urlFile := write("hook.url", secret+"\n")
 	t.Setenv("AHP_TEST_HOOK_URL", secret)
