@@ -137,21 +137,8 @@ func TestSendOverStdioBesideARunningServe(t *testing.T) {
 	bin := e2eBinary(t)
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "ahp.sock")
-	srv := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--data-dir", "ahp-data", "--admin", "off", "--log-level", "error")
-	srv.Dir = dir
-	stderr := &syncBuffer{}
-	srv.Stderr = stderr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-	deadline := time.Now().Add(15 * time.Second)
-	for !accepting(sock) {
-		if time.Now().After(deadline) {
-			t.Fatalf("harness did not start: %s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	_, stop := serveOnSocket(t, bin, dir, sock, "--listen", "unix:"+sock, "--data-dir", "ahp-data", "--admin", "off", "--log-level", "error")
+	defer stop()
 	data := filepath.Join(dir, "ahp-data")
 	marker, err := os.ReadFile(filepath.Join(data, "harness.running"))
 	if err != nil {
@@ -173,4 +160,28 @@ func TestSendOverStdioBesideARunningServe(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("ahp send left its temporary data directory: %v", left)
 	}
+}
+
+// serveOnSocket starts ahp serve with args in dir, waits until sock
+// accepts connections (failing the test with serve's stderr after 20 s),
+// and returns it with the function that stops it with SIGINT and waits.
+func serveOnSocket(t *testing.T, bin, dir, sock string, args ...string) (srv *exec.Cmd, stop func()) {
+	t.Helper()
+	srv = exec.Command(bin, append([]string{"serve"}, args...)...)
+	srv.Dir = dir
+	stderr := &syncBuffer{}
+	srv.Stderr = stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop = func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }
+	deadline := time.Now().Add(20 * time.Second)
+	for !accepting(sock) {
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("harness did not start: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return srv, stop
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // One policy, two runs of ahp serve (two processes, so two pids): ahp
@@ -36,21 +34,8 @@ func TestPolicyVersionSurvivesRestart(t *testing.T) {
 	}
 
 	runOnce := func() (version string, pid int) {
-		srv := exec.Command(bin, "serve", "--config", "ahp.yaml", "--log-level", "error")
-		srv.Dir = dir
-		stderr := &syncBuffer{}
-		srv.Stderr = stderr
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-		deadline := time.Now().Add(20 * time.Second)
-		for !accepting(sock) {
-			if time.Now().After(deadline) {
-				t.Fatalf("harness did not start: %s", stderr.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		srv, stop := serveOnSocket(t, bin, dir, sock, "--config", "ahp.yaml", "--log-level", "error")
+		defer stop()
 		if code, out, errText := runAhpIn(t, bin, dir, "send", "--connect", "unix:"+sock, "pre_action", `{"tool_name":"bash","arguments":{"command":"curl example.com"}}`); code != 2 {
 			t.Fatalf("send: exit %d, %s %s", code, out, errText)
 		}
