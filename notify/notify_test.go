@@ -521,6 +521,22 @@ func value(c prometheus.Counter) float64 {
 	return m.GetCounter().GetValue()
 }
 
+// notifyLoop times NotifyApproval(p) to one sink with queues of size
+// queue, and closes the notifier after.
+func notifyLoop(b *testing.B, sink Sink, queue int, p harness.ApprovalNotice) {
+	n, err := New(Options{Sinks: []Sink{sink}, QueueSize: queue})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	defer func() { _ = n.Close(ctx) }()
+	b.ReportAllocs()
+	for b.Loop() {
+		n.NotifyApproval(p)
+	}
+}
+
 // BenchmarkNotifyApproval is what a decision pays for a notice: queued
 // (the shared queue has room: the sorting goroutine keeps up, whatever
 // the receiver does) and dropped (every queue is full, the receiver
@@ -530,17 +546,7 @@ func BenchmarkNotifyApproval(b *testing.B) {
 	b.Run("queued", func(b *testing.B) {
 		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 		defer srv.Close()
-		n, err := New(Options{Sinks: []Sink{{URL: srv.URL, Format: FormatJSON}}, QueueSize: 1024})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		defer func() { _ = n.Close(ctx) }()
-		b.ReportAllocs()
-		for b.Loop() {
-			n.NotifyApproval(p)
-		}
+		notifyLoop(b, Sink{URL: srv.URL, Format: FormatJSON}, 1024, p)
 	})
 	b.Run("dropped", func(b *testing.B) {
 		release := make(chan struct{})
@@ -552,16 +558,6 @@ func BenchmarkNotifyApproval(b *testing.B) {
 		}))
 		defer srv.Close()
 		defer close(release)
-		n, err := New(Options{Sinks: []Sink{{URL: srv.URL, Format: FormatSlack}}, QueueSize: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		defer func() { _ = n.Close(ctx) }()
-		b.ReportAllocs()
-		for b.Loop() {
-			n.NotifyApproval(p)
-		}
+		notifyLoop(b, Sink{URL: srv.URL, Format: FormatSlack}, 1, p)
 	})
 }
