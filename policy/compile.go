@@ -263,7 +263,8 @@ func compileExpr(env *cel.Env, s *ruleSpec, n *yaml.Node, what string, wantBool 
 	opts := programOptions
 	if narrow != nil {
 		narrow.read(ast)
-		if len(narrow.byID) > 0 || strings.Contains(s.condition.Value, "path_match") {
+		if len(narrow.byID) > 0 || strings.Contains(s.condition.Value, "path_match") ||
+			strings.Contains(s.condition.Value, "command_in") {
 			opts = append(opts[:len(opts):len(opts)], cel.CustomDecoratorV2(narrow.decorate))
 		}
 	}

@@ -2,8 +2,10 @@ package policy
 
 import (
 	"fmt"
+	"math/bits"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 
 	"cel.dev/cel-go/common/types"
@@ -171,13 +173,72 @@ func (c *evalCtx) kindMask() kindMask {
 		c.maskRead = true
 		es := c.effects()
 		c.bits = c.bits[:0]
+		var start [numKindBuckets + 1]int32
 		for i := range es {
 			b, _ := kindBit(string(es[i].Kind))
 			c.bits = append(c.bits, b)
 			c.mask |= b
+			start[kindBucket(b)+1]++
+		}
+		// The effects' numbers by kind (a counting sort, so each kind's
+		// numbers stay in order): a need of a few kinds looks at their
+		// effects only (ofKinds).
+		for k := 1; k <= numKindBuckets; k++ {
+			start[k] += start[k-1]
+		}
+		c.kindStart = start
+		if cap(c.byKind) < len(es) {
+			c.byKind = make([]int32, len(es))
+		}
+		c.byKind = c.byKind[:len(es)]
+		for i, b := range c.bits {
+			k := kindBucket(b)
+			c.byKind[start[k]] = int32(i)
+			start[k]++
 		}
 	}
 	return c.mask
+}
+
+// numKindBuckets is the number of effect kinds, plus one for an effect of
+// a kind no rule names.
+const numKindBuckets = 33
+
+// kindBucket is where an effect of kind bit b is kept in byKind.
+func kindBucket(b kindMask) int {
+	if b == 0 {
+		return numKindBuckets - 1
+	}
+	return bits.TrailingZeros32(uint32(b))
+}
+
+// ofKinds returns the numbers of the action's effects of the kinds of
+// mask (not 0), in order; the slice is only good until the next call.
+func (c *evalCtx) ofKinds(mask kindMask) []int32 {
+	c.kindMask()
+	var out []int32
+	n := 0
+	for m := uint32(mask); m != 0; m &= m - 1 {
+		k := bits.TrailingZeros32(m)
+		part := c.byKind[c.kindStart[k]:c.kindStart[k+1]]
+		if len(part) == 0 {
+			continue
+		}
+		n++
+		if n == 1 {
+			out = part
+			continue
+		}
+		if n == 2 {
+			out = append(c.kindScratch[:0], out...)
+		}
+		out = append(out, part...)
+	}
+	if n > 1 {
+		slices.Sort(out)
+		c.kindScratch = out
+	}
+	return out
 }
 
 // payloadEffects converts a decoded payload to plain Go values and reads

@@ -34,6 +34,15 @@ type evalCtx struct {
 	mask        kindMask
 	bits        []kindMask // the kind bit of each of acts, with mask
 	maskRead    bool
+	// byKind holds the numbers of acts by kind (kindBucket), those of
+	// kind k in byKind[kindStart[k]:kindStart[k+1]]; kindScratch is
+	// ofKinds' room.
+	byKind      []int32
+	kindStart   [numKindBuckets + 1]int32
+	kindScratch []int32
+	// byNeed holds the numbers of acts by the effectNeeds they meet
+	// (indexNeeds); candScratch is candidates' room.
+	byNeed, needStart, needNext, candScratch []int32
 	// facts are what the rules' needs read of each effect (readFacts);
 	// wordBuf holds their word sets.
 	facts     []effectFacts
@@ -60,10 +69,14 @@ func (c *evalCtx) release() {
 		o.ev, o.sp = nil, nil
 	}
 	bits, facts, words, acts := c.bits[:0], c.facts[:0], c.wordBuf[:0], c.actsBuf[:0]
+	byKind, scratch := c.byKind[:0], c.kindScratch[:0]
+	byNeed, needStart, needNext, cand := c.byNeed[:0], c.needStart[:0], c.needNext[:0], c.candScratch[:0]
 	paths, raw := c.sp.keep()
 	maps := c.maps
 	*c = evalCtx{}
 	c.bits, c.facts, c.wordBuf, c.actsBuf = bits, facts, words, acts
+	c.byKind, c.kindScratch = byKind, scratch
+	c.byNeed, c.needStart, c.needNext, c.candScratch = byNeed, needStart, needNext, cand
 	c.sp.paths, c.sp.raw = paths, raw
 	c.maps = maps
 	ctxPool.Put(c)

@@ -26,6 +26,9 @@ type narrowing struct {
 	// paths are the path_match calls whose patterns are a pack parameter,
 	// by call id (planned as a pathSetNode: pathset.go).
 	paths map[int64][]string
+	// cmds are the command_in calls whose commands are a pack parameter,
+	// by call id (planned as a commandSetNode: commandset.go).
+	cmds map[int64][][]string
 }
 
 // read finds the exists() over event.effects of a checked condition.
@@ -43,6 +46,16 @@ func (n *narrowing) read(a *cel.Ast) {
 						n.paths = map[int64][]string{}
 					}
 					n.paths[e.ID()] = pats
+				}
+			}
+			if c.FunctionName() == "command_in" && !c.IsMemberFunction() && len(c.Args()) == 3 {
+				if v, ok := configValue(c.Args()[2], n.params); ok {
+					if cmds, ok := configCommands(v); ok {
+						if n.cmds == nil {
+							n.cmds = map[int64][][]string{}
+						}
+						n.cmds[e.ID()] = cmds
+					}
 				}
 			}
 			return
@@ -77,9 +90,22 @@ func (n *narrowing) needs() []*condNeed {
 	return out
 }
 
-// decorate replaces each narrowed event.effects with a narrowNode, and each
-// path_match of patterns known at load with a pathSetNode.
+// decorate replaces each narrowed event.effects with a narrowNode, each
+// path_match of patterns known at load with a pathSetNode, and each
+// command_in of commands known at load with a commandSetNode.
 func (n *narrowing) decorate(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
+	if call, ok := i.(interpreter.InterpretableCall); ok && call.Function() == "command_in" && len(call.Args()) == 3 {
+		cmds, known := n.cmds[i.ID()]
+		if !known {
+			if c, isConst := call.Args()[2].(interpreter.InterpretableConst); isConst {
+				cmds, known = constCommands(c.Value())
+			}
+		}
+		if known {
+			return &commandSetNode{id: i.ID(), prog: call.Args()[0], argv: call.Args()[1], set: compileCommandSet(cmds)}, nil
+		}
+		return i, nil
+	}
 	if call, ok := i.(interpreter.InterpretableCall); ok && call.Function() == "path_match" && len(call.Args()) == 2 {
 		pats, known := n.paths[i.ID()]
 		if !known {
@@ -139,9 +165,17 @@ func (c *evalCtx) narrowed(need condNeed) ref.Val {
 	c.readFacts()
 	es := c.effects()
 	var vals []ref.Val
-	for i := range c.facts {
-		if c.meets(i, need) {
-			vals = append(vals, effectVal{&es[i]})
+	if idx, all := c.candidates(need); !all {
+		for _, i := range idx {
+			if c.meets(int(i), need) {
+				vals = append(vals, effectVal{&es[i]})
+			}
+		}
+	} else {
+		for i := range c.facts {
+			if c.meets(i, need) {
+				vals = append(vals, effectVal{&es[i]})
+			}
 		}
 	}
 	return types.NewRefValList(effectAdapter{}, vals)

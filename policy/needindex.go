@@ -1,6 +1,10 @@
 package policy
 
-import "regexp"
+import (
+	"math/bits"
+	"regexp"
+	"slices"
+)
 
 // The needs of a set's rules (kindfilter.go) name programs, argument words
 // and program patterns. needIndex numbers them, and numbers every distinct
@@ -194,12 +198,99 @@ func (c *evalCtx) readFacts() {
 		}
 		c.facts[i] = effectFacts{met: met}
 	}
+	c.indexNeeds(len(ix.needs))
+}
+
+// indexNeeds lists, for each effectNeed, the effects that meet it (in
+// order), so that a need naming programs looks at their effects only:
+// those of effectNeed n are byNeed[needStart[n]:needStart[n+1]].
+func (c *evalCtx) indexNeeds(n int) {
+	if cap(c.needStart) < n+1 {
+		c.needStart = make([]int32, n+1)
+	}
+	start := c.needStart[:n+1]
+	clear(start)
+	total := 0
+	for i := range c.facts {
+		for w, word := range c.facts[i].met {
+			for ; word != 0; word &= word - 1 {
+				start[w*64+bits.TrailingZeros64(word)+1]++
+				total++
+			}
+		}
+	}
+	for k := 1; k <= n; k++ {
+		start[k] += start[k-1]
+	}
+	if cap(c.byNeed) < total {
+		c.byNeed = make([]int32, total)
+	}
+	c.byNeed = c.byNeed[:total]
+	next := append(c.needNext[:0], start[:n]...)
+	for i := range c.facts {
+		for w, word := range c.facts[i].met {
+			for ; word != 0; word &= word - 1 {
+				k := w*64 + bits.TrailingZeros64(word)
+				c.byNeed[next[k]] = int32(i)
+				next[k]++
+			}
+		}
+	}
+	c.needStart, c.needNext = start, next
+}
+
+// candidates returns the numbers of the effects that may meet need, in
+// order: for each term, the effects that meet the rarest of its
+// effectNeeds, else those of its kinds; all is true when a term takes any
+// effect. The slice is only good until the next call.
+func (c *evalCtx) candidates(need condNeed) (idx []int32, all bool) {
+	var out []int32
+	parts := 0
+	for k := range need {
+		t := &need[k]
+		var part []int32
+		switch {
+		case len(t.progs) > 0:
+			for j, p := range t.progs {
+				l := c.byNeed[c.needStart[p.idx]:c.needStart[p.idx+1]]
+				if j == 0 || len(l) < len(part) {
+					part = l
+				}
+			}
+		case t.kinds != 0:
+			part = c.ofKinds(t.kinds)
+		default:
+			return nil, true
+		}
+		if len(part) == 0 {
+			continue
+		}
+		parts++
+		if parts == 1 && k == len(need)-1 {
+			return part, false // one term: its list as it is
+		}
+		out = append(c.candScratch[:len(out)], part...)
+		c.candScratch = out
+	}
+	if parts > 1 {
+		slices.Sort(out)
+		out = slices.Compact(out)
+	}
+	return out, false
 }
 
 // meetsAny reports whether an effect of the action meets need: an effect
 // of one of a term's kinds that meets every effectNeed of the term.
 func (c *evalCtx) meetsAny(need condNeed) bool {
 	c.readFacts()
+	if idx, all := c.candidates(need); !all {
+		for _, i := range idx {
+			if c.meets(int(i), need) {
+				return true
+			}
+		}
+		return false
+	}
 	for i := range c.facts {
 		if c.meets(i, need) {
 			return true
