@@ -252,6 +252,10 @@ func payloadEffects(payload ref.Val, agent effects.Context) []effects.Effect {
 // for the next evaluation.
 const maxKeptEffects = 256
 
+// maxKeptVals bounds the room for narrowed lists (valBuf) a pooled
+// evaluation context keeps for the next evaluation.
+const maxKeptVals = 4096
+
 // payloadEffectsInto is payloadEffects reusing buf's array (see
 // effects.PayloadInto) and the maps of maps (nil: new maps). The effects
 // package keeps nothing of the payload it is given but strings (an Effect

@@ -43,6 +43,9 @@ type evalCtx struct {
 	// byNeed holds the numbers of acts by the effectNeeds they meet
 	// (indexNeeds); candScratch is candidates' room.
 	byNeed, needStart, needNext, candScratch []int32
+	// valBuf holds the lists of effects narrowed exists() fold over
+	// (narrowed), each a part of it, for this evaluation only.
+	valBuf []ref.Val
 	// facts are what the rules' needs read of each effect (readFacts);
 	// wordBuf holds their word sets.
 	facts     []effectFacts
@@ -71,12 +74,18 @@ func (c *evalCtx) release() {
 	bits, facts, words, acts := c.bits[:0], c.facts[:0], c.wordBuf[:0], c.actsBuf[:0]
 	byKind, scratch := c.byKind[:0], c.kindScratch[:0]
 	byNeed, needStart, needNext, cand := c.byNeed[:0], c.needStart[:0], c.needNext[:0], c.candScratch[:0]
+	clear(c.valBuf) // no effect of this evaluation stays reachable
+	vals := c.valBuf[:0]
+	if cap(vals) > maxKeptVals {
+		vals = nil
+	}
 	paths, raw := c.sp.keep()
 	maps := c.maps
 	*c = evalCtx{}
 	c.bits, c.facts, c.wordBuf, c.actsBuf = bits, facts, words, acts
 	c.byKind, c.kindScratch = byKind, scratch
 	c.byNeed, c.needStart, c.needNext, c.candScratch = byNeed, needStart, needNext, cand
+	c.valBuf = vals
 	c.sp.paths, c.sp.raw = paths, raw
 	c.maps = maps
 	ctxPool.Put(c)

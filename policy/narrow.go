@@ -164,7 +164,10 @@ func ctxOf(a interpreter.Activation) *evalCtx {
 func (c *evalCtx) narrowed(need condNeed) ref.Val {
 	c.readFacts()
 	es := c.effects()
-	var vals []ref.Val
+	// The list is built at the end of the evaluation's room for them
+	// (valBuf), which is only reused by the next evaluation: a list lives
+	// no longer than the rule's evaluation that made it.
+	vals := c.valBuf[len(c.valBuf):]
 	if idx, all := c.candidates(need); !all {
 		for _, i := range idx {
 			if c.meets(int(i), need) {
@@ -178,5 +181,12 @@ func (c *evalCtx) narrowed(need condNeed) ref.Val {
 			}
 		}
 	}
-	return types.NewRefValList(effectAdapter{}, vals)
+	if room := cap(c.valBuf) - len(c.valBuf); len(vals) <= room {
+		c.valBuf = c.valBuf[:len(c.valBuf)+len(vals)] // built in place
+	} else {
+		// append moved the list; the next ones get a larger room (the
+		// lists made in the old one keep it alive while they need it).
+		c.valBuf = make([]ref.Val, 0, 2*cap(c.valBuf)+len(vals))
+	}
+	return types.NewRefValList(effectAdapter{}, vals[:len(vals):len(vals)])
 }
