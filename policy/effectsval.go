@@ -34,7 +34,18 @@ var effectDef = func() *structDef {
 			return types.NewStringList(types.DefaultTypeAdapter, get(e))
 		})
 	}
-	str("kind", func(e *effects.Effect) string { return string(e.Kind) })
+	// The kind, the field rules read most, is one of a few strings: each
+	// is made a CEL value once, not at every read.
+	kinds := make(map[effects.Kind]ref.Val, len(effectKinds))
+	for _, k := range effectKinds {
+		kinds[k] = types.String(k)
+	}
+	d.addField("kind", types.StringType, func(e *effects.Effect) ref.Val {
+		if v, ok := kinds[e.Kind]; ok {
+			return v
+		}
+		return types.String(e.Kind)
+	})
 	str("program", func(e *effects.Effect) string { return e.Program })
 	list("argv", func(e *effects.Effect) []string { return e.Argv })
 	str("path", func(e *effects.Effect) string { return e.Path })
