@@ -46,6 +46,8 @@ type evalCtx struct {
 	// valBuf holds the lists of effects narrowed exists() fold over
 	// (narrowed), each a part of it, for this evaluation only.
 	valBuf []ref.Val
+	// pathMemo holds what pathMet found of each effect for each pathNeed.
+	pathMemo []uint8
 	// facts are what the rules' needs read of each effect (readFacts);
 	// wordBuf holds their word sets.
 	facts     []effectFacts
@@ -74,6 +76,7 @@ func (c *evalCtx) release() {
 	bits, facts, words, acts := c.bits[:0], c.facts[:0], c.wordBuf[:0], c.actsBuf[:0]
 	byKind, scratch := c.byKind[:0], c.kindScratch[:0]
 	byNeed, needStart, needNext, cand := c.byNeed[:0], c.needStart[:0], c.needNext[:0], c.candScratch[:0]
+	memo := c.pathMemo[:0]
 	clear(c.valBuf) // no effect of this evaluation stays reachable
 	vals := c.valBuf[:0]
 	if cap(vals) > maxKeptVals {
@@ -86,6 +89,7 @@ func (c *evalCtx) release() {
 	c.byKind, c.kindScratch = byKind, scratch
 	c.byNeed, c.needStart, c.needNext, c.candScratch = byNeed, needStart, needNext, cand
 	c.valBuf = vals
+	c.pathMemo = memo
 	c.sp.paths, c.sp.raw = paths, raw
 	c.maps = maps
 	ctxPool.Put(c)

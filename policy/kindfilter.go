@@ -60,11 +60,38 @@ func conditionNeed(a *cel.Ast, params map[string]any) condNeed {
 type condNeed []needTerm
 
 // needTerm is met by an effect of one of kinds (0: any kind) that also
-// meets every one of progs. A term always has kinds or progs.
+// meets every one of progs and every one of paths. A term always has
+// kinds, progs or paths.
 type needTerm struct {
 	kinds kindMask
 	progs []*effectNeed
 	mask  bitset // the numbers of progs in the set's needIndex (buildNeeds)
+	paths []*pathNeed
+}
+
+// pathNeed is a test of one effect's path or destination: path_match of
+// it over patterns known at load (set), or its being one of lits.
+// Evaluation tests it lazily, once per effect (evalCtx.pathMet): paths
+// are costly to test against every effect, and a need's kinds and
+// programs usually leave few effects to test.
+type pathNeed struct {
+	dest bool // the destination, not the path
+	pats []string
+	set  pathSet // pats, compiled
+	lits map[string]bool
+	idx  int // this need's number in the set's needIndex
+}
+
+// met reports whether an effect's path (or destination) meets the test.
+func (p *pathNeed) met(e *effects.Effect) bool {
+	s := e.Path
+	if p.dest {
+		s = e.Dest
+	}
+	if p.lits != nil {
+		return p.lits[s]
+	}
+	return p.set.match(s)
 }
 
 // kinds returns the kinds of which the need needs one, or 0 when a term
@@ -99,6 +126,7 @@ func both(a, b condNeed) condNeed {
 			u.kinds &= t.kinds
 		}
 		u.progs = append(append([]*effectNeed(nil), u.progs...), t.progs...)
+		u.paths = append(append([]*pathNeed(nil), u.paths...), t.paths...)
 		out[i] = u
 	}
 	return out
@@ -213,6 +241,9 @@ func (r needReader) leaf(e celast.Expr, v string) (condNeed, bool) {
 		if p, ok := programLeaf(c, v, r.params); ok {
 			return condNeed{{progs: []*effectNeed{p}}}, true
 		}
+		if p, ok := pathLeaf(c, v, r.params); ok {
+			return condNeed{{paths: []*pathNeed{p}}}, true
+		}
 	case celast.ComprehensionKind:
 		if words, ok := argvNeedWords(e.AsComprehension(), v); ok {
 			return condNeed{{progs: []*effectNeed{{words: words}}}}, true
@@ -293,6 +324,48 @@ func programLeaf(c celast.CallExpr, v string, params map[string]any) (*effectNee
 		return &effectNeed{names: names}, len(names) > 0
 	}
 	return nil, false
+}
+
+// pathLeaf reads path_match(v.path, patterns), v.path == "x" and v.path in
+// [...] (and the same of v.dest) as a need on the element's path, when
+// the patterns or strings are known at load.
+func pathLeaf(c celast.CallExpr, v string, params map[string]any) (*pathNeed, bool) {
+	if c.IsMemberFunction() {
+		return nil, false
+	}
+	fn, args := c.FunctionName(), c.Args()
+	for _, field := range []string{"path", "dest"} {
+		if ls := fieldLiterals(fn, args, v, field); ls != nil {
+			return &pathNeed{dest: field == "dest", lits: setOf(ls)}, true
+		}
+		if fn == "path_match" && len(args) == 2 && isFieldOf(args[0], v, field) {
+			pats, ok := configStrings(args[1], params)
+			if !ok {
+				pats, ok = literalStrings(args[1])
+			}
+			if ok {
+				return &pathNeed{dest: field == "dest", pats: pats, set: compilePathSet(pats)}, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// literalStrings returns the strings of a list literal of strings.
+func literalStrings(e celast.Expr) ([]string, bool) {
+	if e.Kind() != celast.ListKind {
+		return nil, false
+	}
+	els := e.AsList().Elements()
+	out := make([]string, 0, len(els))
+	for _, el := range els {
+		s, ok := stringLit(el)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
 }
 
 // argvNeedWords reads v.argv.exists(a, a == "x" || a in ["y", ...]) as the

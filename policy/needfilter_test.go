@@ -160,7 +160,7 @@ func TestConditionNeedShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	params := map[string]any{"progs": []any{"mkfs", "wipefs"}, "cmds": []any{[]any{"gh", "auth", "token"}, []any{"pass", "show"}},
+	params := map[string]any{"progs": []any{"mkfs", "wipefs"}, "dirs": []any{"/etc/**"}, "cmds": []any{[]any{"gh", "auth", "token"}, []any{"pass", "show"}},
 		"bad": []any{[]any{"gh", 1}}}
 	run := &effects.Effect{Kind: effects.Run, Program: "ls", Argv: []string{"ls", "-l"}}
 	cases := []struct {
@@ -177,7 +177,12 @@ func TestConditionNeedShapes(t *testing.T) {
 		{`event.effects.exists(e, e.argv.exists(a, a == "-l"))`, true, true},
 		{`event.effects.exists(e, "-l" in e.argv)`, true, true},
 		{`event.effects.exists(e, e.remote == "" && (e.kind == "read" || (e.kind == "run" && e.program == "mkfs")))`, true, false},
-		{`event.effects.exists(e, e.kind == "run" && (e.program == "x" || e.path == "y"))`, true, true},
+		{`event.effects.exists(e, e.kind == "run" && (e.program == "x" || e.path == "y"))`, true, false},
+		{`event.effects.exists(e, e.kind == "run" && (e.program == "x" || e.mode == "y"))`, true, true},
+		{`event.effects.exists(e, e.program == "x" || e.path == "y")`, true, false},
+		{`event.effects.exists(e, e.kind == "write" && path_match(e.path, ['/etc/**']))`, true, false},
+		{`event.effects.exists(e, path_match(e.dest, config.dirs) || e.path in ["/a", "/b"])`, true, false},
+		{`event.effects.exists(e, path_match(e.path, ['**']))`, true, false},
 		{`event.effects.exists(e, e.program == "x") || event.effects.exists(e, e.kind == "read")`, true, false},
 		{`event.effects.exists(e, e.program == "x") && event.effects.exists(e, e.kind == "run")`, true, false},
 		// not needs
@@ -187,7 +192,10 @@ func TestConditionNeedShapes(t *testing.T) {
 		{`event.effects.exists(e, e.program != "x")`, false, false},
 		{`event.effects.exists(e, e.argv.all(a, a == "x"))`, false, false},
 		{`event.effects.exists(e, e.argv.exists(a, a == "x" && a.size() > 0))`, false, false},
-		{`event.effects.exists(e, e.program == "x" || e.path == "y")`, false, false},
+		{`event.effects.exists(e, e.program == "x" || e.mode == "y")`, false, false},
+		{`event.effects.exists(e, !path_match(e.path, ['/etc/**']))`, false, false},
+		{`event.effects.exists(e, path_match(e.path, e.argv))`, false, false},
+		{`event.effects.exists(e, path_match(e.argv[0], ['/etc/**']))`, false, false},
 		{`event.effects.exists(e, command_in(e.program, e.argv, config.bad))`, false, false},
 		{`event.effects.exists(e, e.program in config.missing)`, false, false},
 		{`event.effects.exists(e, e.program.matches(e.path))`, false, false},
@@ -238,6 +246,9 @@ func (n condNeed) plainMeets(e *effects.Effect) bool {
 		for _, p := range t.progs {
 			all = all && p.plainMeets(e)
 		}
+		for _, p := range t.paths {
+			all = all && p.plainMeets(e)
+		}
 		if all {
 			return true
 		}
@@ -256,6 +267,24 @@ func (p *effectNeed) plainMeets(e *effects.Effect) bool {
 	}
 	for _, a := range e.Argv {
 		if p.words[a] {
+			return true
+		}
+	}
+	return false
+}
+
+// plainMeets is path_match of the path (or destination) over the
+// patterns one by one, or its being one of the strings.
+func (p *pathNeed) plainMeets(e *effects.Effect) bool {
+	s := e.Path
+	if p.dest {
+		s = e.Dest
+	}
+	if p.lits != nil {
+		return p.lits[s]
+	}
+	for _, pat := range p.pats {
+		if pathMatch(pat, s) {
 			return true
 		}
 	}

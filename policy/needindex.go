@@ -61,24 +61,33 @@ type needIndex struct {
 	byName, byWord [][]int32
 	byRe           [][]int32
 	width          int
+	// paths are the distinct pathNeeds, numbered (pathNeed.idx).
+	paths int
 }
 
 // buildNeeds numbers the needs of every rule of the set and gives each
 // term of a rule's need the set of its effectNeeds.
 func (s *Set) buildNeeds() {
 	ix := &needIndex{ids: map[string]int{}, reIDs: map[string]int{}, done: map[*effectNeed]bool{}}
-	for _, r := range s.rules {
-		for _, t := range r.need {
+	paths := map[*pathNeed]bool{}
+	addTerms := func(need condNeed) {
+		for _, t := range need {
 			for _, p := range t.progs {
 				ix.add(p)
 			}
-		}
-		for _, nd := range r.narrow.needs() {
-			for _, t := range *nd {
-				for _, p := range t.progs {
-					ix.add(p)
+			for _, p := range t.paths {
+				if !paths[p] {
+					paths[p] = true
+					p.idx = ix.paths
+					ix.paths++
 				}
 			}
+		}
+	}
+	for _, r := range s.rules {
+		addTerms(r.need)
+		for _, nd := range r.narrow.needs() {
+			addTerms(*nd)
 		}
 	}
 	ix.done = nil
@@ -303,14 +312,43 @@ func (c *evalCtx) meetsAny(need condNeed) bool {
 // one of a term's kinds and meets every effectNeed of that term.
 func (c *evalCtx) meets(i int, need condNeed) bool {
 	met, bit := c.facts[i].met, c.bits[i]
+next:
 	for k := range need {
 		t := &need[k]
 		if t.kinds != 0 && t.kinds&bit == 0 {
 			continue
 		}
-		if t.mask.within(met) {
-			return true
+		if !t.mask.within(met) {
+			continue
 		}
+		for _, p := range t.paths {
+			if !c.pathMet(p, i) {
+				continue next
+			}
+		}
+		return true
 	}
 	return false
+}
+
+// pathMet reports whether effect i meets p, testing it once per
+// evaluation (pathMemo: 0 not yet tested, 1 no, 2 yes).
+func (c *evalCtx) pathMet(p *pathNeed, i int) bool {
+	n := len(c.facts)
+	if len(c.pathMemo) == 0 {
+		size := c.set.needs.paths * n
+		if cap(c.pathMemo) < size {
+			c.pathMemo = make([]uint8, size)
+		}
+		c.pathMemo = c.pathMemo[:size]
+		clear(c.pathMemo)
+	}
+	slot := &c.pathMemo[p.idx*n+i]
+	if *slot == 0 {
+		*slot = 1
+		if p.met(&c.effects()[i]) {
+			*slot = 2
+		}
+	}
+	return *slot == 2
 }
