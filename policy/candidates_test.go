@@ -12,6 +12,8 @@ import (
 // exists() or a rule's need check sees all it would have seen walking
 // every effect.
 func TestCandidatesHoldEveryEffectThatMeets(t *testing.T) {
+	defer func(n int) { fewEffects = n }(fewEffects)
+	fewEffects = 0 // the index for every action, however few its effects
 	set, err := Compile(Options{Params: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)

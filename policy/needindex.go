@@ -248,11 +248,18 @@ func (c *evalCtx) indexNeeds(n int) {
 	c.needStart, c.needNext = start, next
 }
 
+// fewEffects is the number of effects up to which candidates leaves the
+// index alone: walking them all costs less than finding them.
+var fewEffects = 16
+
 // candidates returns the numbers of the effects that may meet need, in
 // order: for each term, the effects that meet the rarest of its
 // effectNeeds, else those of its kinds; all is true when a term takes any
 // effect. The slice is only good until the next call.
 func (c *evalCtx) candidates(need condNeed) (idx []int32, all bool) {
+	if len(c.facts) <= fewEffects {
+		return nil, true // fewer than the index would save
+	}
 	var out []int32
 	parts := 0
 	for k := range need {
