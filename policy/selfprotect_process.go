@@ -21,10 +21,36 @@ import (
 // unwrapped sudo, env, sh -c, eval and the like, and removed quotes.
 func (a *spAction) runsHarnessAdmin() bool {
 	for _, e := range a.acts {
-		if e.Kind != effects.Run || len(e.Argv) == 0 {
+		if e.Kind != effects.Run || len(e.Argv) == 0 || !mayRunAdmin(e.Argv) {
 			continue
 		}
 		if _, ok := admincmd.Find(e.Argv, a.g.names); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// adminSubcommands are admincmd.Subcommands that administer the harness.
+var adminSubcommands = func() map[string]bool {
+	m := map[string]bool{}
+	for sub, admin := range admincmd.Subcommands {
+		if admin {
+			m[sub] = true
+		}
+	}
+	return m
+}()
+
+// mayRunAdmin reports whether admincmd.Find can match argv, as a cheap
+// test first: every match it makes reads an administrative subcommand
+// name as one whole word (after a known program, after any program in one
+// of its argument shapes, after go run's package), or inside a stdio:
+// address. Without such a word there is nothing to find; with one, Find
+// decides. TestMayRunAdminCoversFind holds the two together.
+func mayRunAdmin(argv []string) bool {
+	for _, w := range argv {
+		if adminSubcommands[w] || strings.HasPrefix(w, "stdio:") {
 			return true
 		}
 	}
@@ -62,7 +88,11 @@ func (a *spAction) callsAdminAPI() bool {
 		case effects.Run:
 			args := argvOperands(e.Argv)
 			for i, w := range args {
-				texts = append(texts, w)
+				if strings.ContainsAny(w, "/:") {
+					// Neither an admin path nor a host:port can be
+					// read from a word without "/" or ":".
+					texts = append(texts, w)
+				}
 				if i+1 < len(args) && isNumber(args[i+1]) && !strings.HasPrefix(w, "-") {
 					texts = append(texts, net.JoinHostPort(w, args[i+1]))
 				}
