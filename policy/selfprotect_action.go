@@ -2,6 +2,7 @@ package policy
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -431,6 +432,10 @@ type pathReader struct {
 	added   map[spPathKey]int // index in a.paths, -1 when not absolute
 	seen    map[string]string // absolute path -> real path (non-raw lookups)
 	rawReal map[string]string // raw word -> real path
+	// prefixes holds what resolvePrefix found for each prefix looked up
+	// (at most spMaxRealPaths paths of spMaxPathDepth names, and the
+	// prefixes of the raw words: bounded as they are).
+	prefixes map[string]resolved
 	// The bare-word test, when a.cwd is absolute, clean and no pattern
 	// (bareOK): a word w with
 	// no "/" (and none of the spellings abs expands) is a.cwd + "/" + w,
@@ -547,11 +552,104 @@ func (r *pathReader) resolve(p *spPath) {
 		p.real = r.realRaw(p.raw)
 		return
 	}
-	p.real = realPath(p.abs)
+	p.real = r.realPath(p.abs)
 	if r.seen == nil {
 		r.seen = map[string]string{}
 	}
 	r.seen[p.abs] = p.real
+}
+
+// resolved is what resolvePrefix found for a prefix.
+type resolved struct {
+	real string
+	ok   bool
+}
+
+// realPath is the package's realPath with the prefixes of the paths of
+// one evaluation resolved once each: a script's paths share their
+// directories, and each directory's links are looked up once.
+func (r *pathReader) realPath(p string) string {
+	return resolveLongestPrefix(p, r.resolvePrefix)
+}
+
+// resolvePrefix is what realPath's resolve gives for prefix (the path with
+// its links resolved, when it exists), remembered for the evaluation. A
+// clean path that is not a link itself is its parent's real path and its
+// own name (one Lstat, the parent's resolution shared with its other
+// names); a link, or a prefix with "." or ".." names (taken as the kernel
+// takes them, after a link from its target), is resolved whole, as
+// realPath does.
+func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
+	if prefix == "/" {
+		return "/", true // the root is never a link
+	}
+	if v, ok := r.prefixes[prefix]; ok {
+		return v.real, v.ok
+	}
+	var v resolved
+	if dir, base, ok := splitClean(prefix); ok {
+		fi, err := os.Lstat(prefix)
+		switch {
+		case err != nil:
+			// Stat fails wherever Lstat does (Stat also follows a link
+			// at the end), so realPath's resolve fails too.
+		case fi.Mode()&fs.ModeSymlink == 0:
+			if d, ok := r.resolvePrefix(dir); ok {
+				v = resolved{joinResolved(d, base), true}
+				break
+			}
+			// A parent that does not resolve while its child exists
+			// (a race, permissions): as realPath does.
+			v.real, v.ok = resolveWhole(prefix)
+		default:
+			v.real, v.ok = resolveWhole(prefix)
+		}
+	} else {
+		v.real, v.ok = resolveWhole(prefix)
+	}
+	if r.prefixes == nil {
+		r.prefixes = map[string]resolved{}
+	}
+	r.prefixes[prefix] = v
+	return v.real, v.ok
+}
+
+// resolveWhole is realPath's resolve of one prefix: its links resolved
+// when it exists.
+func resolveWhole(prefix string) (string, bool) {
+	if !pathExists(prefix) {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(prefix)
+	return real, err == nil
+}
+
+// splitClean splits a clean absolute path other than "/" (no empty, "."
+// or ".." name, no trailing "/") into its directory and its last name;
+// ok is false for any other path.
+func splitClean(p string) (dir, base string, ok bool) {
+	if filepath.Separator != '/' || len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return "", "", false
+	}
+	for rest := p[1:]; ; {
+		name := rest
+		i := strings.IndexByte(rest, '/')
+		if i >= 0 {
+			name = rest[:i]
+		}
+		if name == "" || name == "." || name == ".." {
+			return "", "", false
+		}
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i == 0 {
+		return "/", p[1:], true
+	}
+	return p[:i], p[i+1:], true
 }
 
 // realRaw is realPath of a raw word, looked up once per evaluation.
@@ -559,7 +657,7 @@ func (r *pathReader) realRaw(raw string) string {
 	if real, ok := r.rawReal[raw]; ok {
 		return real
 	}
-	real := realPath(raw)
+	real := r.realPath(raw)
 	if r.rawReal == nil {
 		r.rawReal = map[string]string{}
 	}

@@ -42,6 +42,19 @@ var adminSubcommands = func() map[string]bool {
 	return m
 }()
 
+// adminSubLens are the shortest and the longest lengths of
+// adminSubcommands' names: a word of another length is none of them.
+var adminSubLens = func() (l [2]int) {
+	l[0] = -1
+	for sub := range adminSubcommands {
+		if l[0] < 0 || len(sub) < l[0] {
+			l[0] = len(sub)
+		}
+		l[1] = max(l[1], len(sub))
+	}
+	return l
+}()
+
 // mayRunAdmin reports whether admincmd.Find can match argv, as a cheap
 // test first: every match it makes reads an administrative subcommand
 // name as one whole word (after a known program, after any program in one
@@ -50,7 +63,7 @@ var adminSubcommands = func() map[string]bool {
 // decides. TestMayRunAdminCoversFind holds the two together.
 func mayRunAdmin(argv []string) bool {
 	for _, w := range argv {
-		if adminSubcommands[w] || strings.HasPrefix(w, "stdio:") {
+		if len(w) >= adminSubLens[0] && len(w) <= adminSubLens[1] && adminSubcommands[w] || strings.HasPrefix(w, "stdio:") {
 			return true
 		}
 	}
@@ -161,6 +174,12 @@ func loopbackResolve(v string) []hostPort {
 // encoding decoded once, repeated slashes and /./ removed.
 func isAdminPath(t string) bool {
 	if !strings.Contains(t, "/") {
+		return false
+	}
+	// Both paths have "v1" in them, which removing "/" and "." between
+	// slashes cannot make: without it, and without a "%" that may
+	// encode it, t names neither.
+	if !strings.Contains(t, "v1") && !strings.Contains(t, "%") {
 		return false
 	}
 	for _, s := range []string{t, percentDecode(t)} {
