@@ -474,9 +474,14 @@ func newPathReader(a *spAction) *pathReader {
 // known and neither it nor cwd/c is protected. false means "read it as
 // usual" (touchesHarnessFiles then judges it).
 func (r *pathReader) bareMiss(c string) bool {
-	if !r.bareOK || r.cwdUnder || c == "" || c == "." || c == ".." || c[0] == '~' || c[0] == '$' ||
-		strings.ContainsAny(c, "/*?[") {
+	if !r.bareOK || r.cwdUnder || c == "" || c == "." || c == ".." || c[0] == '~' || c[0] == '$' {
 		return false
+	}
+	for i := 0; i < len(c); i++ {
+		switch c[i] {
+		case '/', '*', '?', '[':
+			return false
+		}
 	}
 	return !slices.Contains(r.names, c)
 }
@@ -576,9 +581,9 @@ func (r *pathReader) realPath(p string) string {
 // its links resolved, when it exists), remembered for the evaluation. A
 // clean path that is not a link itself is its parent's real path and its
 // own name (one Lstat, the parent's resolution shared with its other
-// names); a link, or a prefix with "." or ".." names (taken as the kernel
-// takes them, after a link from its target), is resolved whole, as
-// realPath does.
+// names), and nothing is in a parent that does not resolve; a link, or a
+// prefix with "." or ".." names (taken as the kernel takes them, after a
+// link from its target), is resolved whole, as realPath does.
 func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
 	if prefix == "/" {
 		return "/", true // the root is never a link
@@ -588,21 +593,19 @@ func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
 	}
 	var v resolved
 	if dir, base, ok := splitClean(prefix); ok {
-		fi, err := os.Lstat(prefix)
-		switch {
-		case err != nil:
-			// Stat fails wherever Lstat does (Stat also follows a link
-			// at the end), so realPath's resolve fails too.
-		case fi.Mode()&fs.ModeSymlink == 0:
-			if d, ok := r.resolvePrefix(dir); ok {
+		// A name in a directory that does not exist (or is not one, or
+		// cannot be searched) does not exist either: Stat fails on it as
+		// it fails on the directory. Else Stat fails wherever Lstat
+		// does (Stat also follows a link at the end).
+		if d, ok := r.resolvePrefix(dir); ok {
+			fi, err := os.Lstat(prefix)
+			switch {
+			case err != nil:
+			case fi.Mode()&fs.ModeSymlink == 0:
 				v = resolved{joinResolved(d, base), true}
-				break
+			default:
+				v.real, v.ok = resolveWhole(prefix)
 			}
-			// A parent that does not resolve while its child exists
-			// (a race, permissions): as realPath does.
-			v.real, v.ok = resolveWhole(prefix)
-		default:
-			v.real, v.ok = resolveWhole(prefix)
 		}
 	} else {
 		v.real, v.ok = resolveWhole(prefix)

@@ -101,7 +101,7 @@ func (a *spAction) callsAdminAPI() bool {
 		case effects.Run:
 			args := argvOperands(e.Argv)
 			for i, w := range args {
-				if strings.ContainsAny(w, "/:") {
+				if hasByteOf(w, '/', ':') {
 					// Neither an admin path nor a host:port can be
 					// read from a word without "/" or ":".
 					texts = append(texts, w)
@@ -154,6 +154,17 @@ func (a *spAction) callsAdminAPI() bool {
 		}
 		if budget < 0 {
 			return false
+		}
+	}
+	return false
+}
+
+// hasByteOf reports whether s has the byte b1 or b2 (strings.ContainsAny
+// without building a set each call).
+func hasByteOf(s string, b1, b2 byte) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == b1 || c == b2 {
+			return true
 		}
 	}
 	return false
