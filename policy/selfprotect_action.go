@@ -740,14 +740,30 @@ func argvOperands(argv []string) []string {
 // wordPaths returns the path candidates in an argv word (out[:n]): the
 // word, and the value of an option or assignment (--file=x, of=x, VAR=x).
 func wordPaths(w string) (out [2]string, n int) {
-	if w == "" || strings.Contains(w, "://") || strings.ContainsRune(w, '\n') {
+	if w == "" {
 		return out, 0
 	}
-	if !strings.HasPrefix(w, "-") {
+	// One pass: no "://" nor newline anywhere, and the first "=".
+	eq := -1
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\n':
+			return out, 0
+		case ':':
+			if strings.HasPrefix(w[i+1:], "//") {
+				return out, 0
+			}
+		case '=':
+			if eq < 0 {
+				eq = i
+			}
+		}
+	}
+	if w[0] != '-' {
 		out[n] = w
 		n++
 	}
-	if eq := strings.IndexByte(w, '='); eq >= 0 && eq+1 < len(w) {
+	if eq >= 0 && eq+1 < len(w) {
 		out[n] = w[eq+1:]
 		n++
 	}

@@ -423,3 +423,27 @@ func TestIsAdminPathQuickRefusal(t *testing.T) {
 		t.Error("a percent-encoded v1 is not read")
 	}
 }
+
+// A word named again is not read again, but its addresses still count
+// against spMaxAddrs: the same HOST:PORT repeated past the bound reaches
+// the addresses limit as distinct ones do, and an admin path or address
+// after many repetitions is still found.
+func TestSelfProtectionRepeatedAddresses(t *testing.T) {
+	f := newSPFixture(t)
+	set, err := Compile(f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, rule := range map[string]string{
+		"echo " + strings.Repeat("a:1 ", spMaxAddrs+1):                                              "self_protection.limit_addresses",
+		"echo " + strings.Repeat("a:1 b:2 ", spMaxAddrs/2) + "c:3":                                  "self_protection.limit_addresses",
+		"echo " + strings.Repeat("a:1 ", spMaxAddrs):                                                "",
+		"echo " + strings.Repeat("a:1 ", spMaxAddrs-1) + "127.0.0.1:7700":                           spAPI,
+		"echo " + strings.Repeat("x/y ", 5000) + "x/v1/policy/reload":                               spAPI,
+		strings.Repeat("curl -s https://ci.example.com/api; ", 200) + "curl http://127.1:7700/v1/x": spAPI,
+	} {
+		if r := set.Evaluate(f.sh(cmd)); r.RuleID != rule {
+			t.Errorf("%.40s... (%d bytes): rule %q, want %q", cmd, len(cmd), r.RuleID, rule)
+		}
+	}
+}

@@ -109,6 +109,9 @@ func (a *spAction) callsAdminAPI() bool {
 				if i+1 < len(args) && isNumber(args[i+1]) && !strings.HasPrefix(w, "-") {
 					texts = append(texts, net.JoinHostPort(w, args[i+1]))
 				}
+				if len(w) < len("--resolve") || w[0] != '-' || w[1] != '-' {
+					continue // neither --resolve nor --connect-to
+				}
 				opt, val, eq := strings.Cut(w, "=")
 				if !eq {
 					if i+1 >= len(args) {
@@ -145,16 +148,36 @@ func (a *spAction) callsAdminAPI() bool {
 	if len(a.g.admin) > 0 && hit(direct) {
 		return true
 	}
+	// A script names the same words many times: a word read before
+	// without a hit is not read again, only its addresses are counted
+	// against the budget, as comparing them again would count them.
+	var read map[string]int
 	for _, t := range texts {
+		if n, ok := read[t]; ok {
+			if budget -= n; budget < 0 {
+				a.reach(limitAddresses)
+				return false
+			}
+			continue
+		}
 		if isAdminPath(t) {
 			return true
 		}
-		if len(a.g.admin) > 0 && hit(hostPortsIn(t)) {
-			return true
+		n := 0
+		if len(a.g.admin) > 0 {
+			hps := hostPortsIn(t)
+			if hit(hps) {
+				return true
+			}
+			n = len(hps)
 		}
 		if budget < 0 {
 			return false
 		}
+		if read == nil {
+			read = map[string]int{}
+		}
+		read[t] = n
 	}
 	return false
 }
