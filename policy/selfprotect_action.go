@@ -2,7 +2,6 @@ package policy
 
 import (
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -355,7 +354,8 @@ func (a *spAction) allPaths() []spPath {
 		return a.paths
 	}
 	a.done = true
-	r := newPathReader(a)
+	var r pathReader
+	r.init(a)
 	for i, e := range a.acts {
 		switch e.Kind {
 		case effects.Read:
@@ -428,29 +428,34 @@ type spPathKey struct {
 //     only touchesHarnessFiles reads it: it is kept only when it can hit
 //     (bareMiss).
 type pathReader struct {
-	a       *spAction
-	added   map[spPathKey]int // index in a.paths, -1 when not absolute
-	seen    map[string]string // absolute path -> real path (non-raw lookups)
-	rawReal map[string]string // raw word -> real path
+	a     *spAction
+	added smallMap[spPathKey, int] // index in a.paths, -1 when not absolute
+	// argvAdded is added for argv words (kind Read, argv set), by word.
+	argvAdded smallMap[string, int]
+	seen      smallMap[string, string] // absolute path -> real path (non-raw lookups)
+	rawReal   smallMap[string, string] // raw word -> real path
 	// prefixes holds what resolvePrefix found for each prefix looked up
 	// (at most spMaxRealPaths paths of spMaxPathDepth names, and the
 	// prefixes of the raw words: bounded as they are).
-	prefixes map[string]resolved
+	prefixes smallMap[string, resolved]
 	// The bare-word test, when a.cwd is absolute, clean and no pattern
-	// (bareOK): a word w with
-	// no "/" (and none of the spellings abs expands) is a.cwd + "/" + w,
-	// which is a protected path or inside one exactly when a.cwd is
-	// (cwdUnder) or a.cwd + "/" + w is itself protected (w in names).
+	// (bareOK): a word w with no "/" (and none of the spellings abs
+	// expands) is a.cwd + "/" + w, which is a protected path or inside
+	// one exactly when a.cwd is (cwdUnder) or a.cwd + "/" + w is itself
+	// protected (w in names[:nNames]; with more such names than names
+	// holds, there is no shortcut).
 	bareOK   bool
 	cwdUnder bool
-	names    []string
+	names    [8]string
+	nNames   int
 }
 
-func newPathReader(a *spAction) *pathReader {
-	r := &pathReader{a: a}
+// init readies r for reading a's paths.
+func (r *pathReader) init(a *spAction) {
+	r.a = a
 	if filepath.Separator != '/' || !filepath.IsAbs(a.cwd) || a.cwd != filepath.Clean(a.cwd) ||
 		strings.ContainsAny(a.cwd, "*?[") {
-		return r // every path under a cwd with a glob character is a pattern
+		return // every path under a cwd with a glob character is a pattern
 	}
 	r.bareOK = true
 	var buf [16]string
@@ -461,11 +466,15 @@ func newPathReader(a *spAction) *pathReader {
 				r.cwdUnder = true
 			}
 			if len(prot) == len(cwd)+1 && slices.Equal(prot[:len(cwd)], cwd) {
-				r.names = append(r.names, prot[len(cwd)])
+				if r.nNames == len(r.names) {
+					r.bareOK = false // more names than kept: no shortcut
+					return
+				}
+				r.names[r.nNames] = prot[len(cwd)]
+				r.nNames++
 			}
 		}
 	}
-	return r
 }
 
 // bareMiss reports whether the argv word c surely touches no protected
@@ -483,7 +492,7 @@ func (r *pathReader) bareMiss(c string) bool {
 			return false
 		}
 	}
-	return !slices.Contains(r.names, c)
+	return !slices.Contains(r.names[:r.nNames], c)
 }
 
 // add adds the path of effect i; with recursive, a Read or Delete of what
@@ -501,20 +510,27 @@ func (r *pathReader) add(p string, kind effects.Kind, destroy bool, i int, recur
 func (r *pathReader) put(k spPathKey, find int) {
 	a := r.a
 	if find < 0 {
-		if i, ok := r.added[k]; ok {
+		var i int
+		var ok bool
+		if k.argv {
+			i, ok = r.argvAdded.get(k.p)
+		} else {
+			i, ok = r.added.get(k)
+		}
+		if ok {
 			if i >= 0 {
-				p := a.paths[i] // counted again as it was the first time
-				r.resolve(&p)
+				r.recount(&a.paths[i])
 			}
 			return
 		}
 	}
 	keep := func(i int) {
-		if find < 0 {
-			if r.added == nil {
-				r.added = map[spPathKey]int{}
-			}
-			r.added[k] = i
+		switch {
+		case find >= 0:
+		case k.argv:
+			r.argvAdded.put(k.p, i)
+		default:
+			r.added.put(k, i)
 		}
 	}
 	abs := a.abs(k.p)
@@ -535,6 +551,24 @@ func (r *pathReader) put(k spPathKey, find int) {
 	a.paths = append(a.paths, p)
 }
 
+// recount counts the lookup of p, added before, once more, as resolve
+// would: a path that is not looked up, or was looked up by its absolute
+// form (seen), is not counted again, and one that was not looked up
+// because the limit was reached has reached it already; a raw word is
+// counted at each occurrence (its real path is the one found the first
+// time).
+func (r *pathReader) recount(p *spPath) {
+	a := r.a
+	if p.raw == "" || p.glob || p.argv && !p.slash {
+		return
+	}
+	if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
+		a.reach(limitPaths)
+		return
+	}
+	a.real++
+}
+
 // resolve sets p.real and counts the lookup against spMaxRealPaths: a
 // glob and a bare argv word are not looked up; a path already looked up
 // (by its absolute form) is not counted again, a raw word always is.
@@ -544,7 +578,7 @@ func (r *pathReader) resolve(p *spPath) {
 	if p.glob || p.argv && !p.slash {
 		return // a bare name in an argv: resolved only when it has a "/", as before
 	}
-	if real, ok := r.seen[p.abs]; ok && p.raw == "" {
+	if real, ok := r.seen.get(p.abs); ok && p.raw == "" {
 		p.real = real
 		return
 	}
@@ -558,10 +592,7 @@ func (r *pathReader) resolve(p *spPath) {
 		return
 	}
 	p.real = r.realPath(p.abs)
-	if r.seen == nil {
-		r.seen = map[string]string{}
-	}
-	r.seen[p.abs] = p.real
+	r.seen.put(p.abs, p.real)
 }
 
 // resolved is what resolvePrefix found for a prefix.
@@ -588,7 +619,7 @@ func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
 	if prefix == "/" {
 		return "/", true // the root is never a link
 	}
-	if v, ok := r.prefixes[prefix]; ok {
+	if v, ok := r.prefixes.get(prefix); ok {
 		return v.real, v.ok
 	}
 	var v resolved
@@ -598,10 +629,10 @@ func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
 		// it fails on the directory. Else Stat fails wherever Lstat
 		// does (Stat also follows a link at the end).
 		if d, ok := r.resolvePrefix(dir); ok {
-			fi, err := os.Lstat(prefix)
+			exists, link := lstatLink(prefix)
 			switch {
-			case err != nil:
-			case fi.Mode()&fs.ModeSymlink == 0:
+			case !exists:
+			case !link:
 				v = resolved{joinResolved(d, base), true}
 			default:
 				v.real, v.ok = resolveWhole(prefix)
@@ -610,10 +641,7 @@ func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
 	} else {
 		v.real, v.ok = resolveWhole(prefix)
 	}
-	if r.prefixes == nil {
-		r.prefixes = map[string]resolved{}
-	}
-	r.prefixes[prefix] = v
+	r.prefixes.put(prefix, v)
 	return v.real, v.ok
 }
 
@@ -657,14 +685,11 @@ func splitClean(p string) (dir, base string, ok bool) {
 
 // realRaw is realPath of a raw word, looked up once per evaluation.
 func (r *pathReader) realRaw(raw string) string {
-	if real, ok := r.rawReal[raw]; ok {
+	if real, ok := r.rawReal.get(raw); ok {
 		return real
 	}
 	real := r.realPath(raw)
-	if r.rawReal == nil {
-		r.rawReal = map[string]string{}
-	}
-	r.rawReal[raw] = real
+	r.rawReal.put(raw, real)
 	return real
 }
 

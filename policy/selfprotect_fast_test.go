@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -445,5 +446,29 @@ func TestSelfProtectionRepeatedAddresses(t *testing.T) {
 		if r := set.Evaluate(f.sh(cmd)); r.RuleID != rule {
 			t.Errorf("%.40s... (%d bytes): rule %q, want %q", cmd, len(cmd), r.RuleID, rule)
 		}
+	}
+}
+
+// smallMap gives what a map gives, below and past its arrays.
+func TestSmallMap(t *testing.T) {
+	var s smallMap[string, int]
+	want := map[string]int{}
+	for i := range 3 * smallMapArray {
+		k := fmt.Sprint("k", i%(2*smallMapArray+1))
+		if v, ok := s.get(k); ok != (want[k] != 0) || ok && v != want[k] {
+			t.Fatalf("get(%s) = %d, %v; want %d", k, v, ok, want[k])
+		}
+		if want[k] == 0 {
+			s.put(k, i+1)
+			want[k] = i + 1
+		}
+	}
+	for k, v := range want {
+		if got, ok := s.get(k); !ok || got != v {
+			t.Errorf("get(%s) = %d, %v; want %d", k, got, ok, v)
+		}
+	}
+	if _, ok := s.get("none"); ok {
+		t.Error("a key never put is found")
 	}
 }

@@ -151,9 +151,9 @@ func (a *spAction) callsAdminAPI() bool {
 	// A script names the same words many times: a word read before
 	// without a hit is not read again, only its addresses are counted
 	// against the budget, as comparing them again would count them.
-	var read map[string]int
+	var read smallMap[string, int]
 	for _, t := range texts {
-		if n, ok := read[t]; ok {
+		if n, ok := read.get(t); ok {
 			if budget -= n; budget < 0 {
 				a.reach(limitAddresses)
 				return false
@@ -174,10 +174,7 @@ func (a *spAction) callsAdminAPI() bool {
 		if budget < 0 {
 			return false
 		}
-		if read == nil {
-			read = map[string]int{}
-		}
-		read[t] = n
+		read.put(t, n)
 	}
 	return false
 }
