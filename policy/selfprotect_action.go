@@ -434,9 +434,10 @@ type pathReader struct {
 	argvAdded smallMap[string, int]
 	seen      smallMap[string, string] // absolute path -> real path (non-raw lookups)
 	rawReal   smallMap[string, string] // raw word -> real path
-	// prefixes holds what resolvePrefix found for each prefix looked up
-	// (at most spMaxRealPaths paths of spMaxPathDepth names, and the
-	// prefixes of the raw words: bounded as they are).
+	// prefixes holds what resolvePrefix found for each prefix looked up:
+	// at most the 128 prefixes resolveLongestPrefix tries for each of the
+	// spMaxRealPaths lookups (and the parents of those of at most
+	// spMaxPathDepth names, which are among them).
 	prefixes smallMap[string, resolved]
 	// The bare-word test, when a.cwd is absolute, clean and no pattern
 	// (bareOK): a word w with no "/" (and none of the spellings abs
@@ -645,21 +646,14 @@ func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
 	return v.real, v.ok
 }
 
-// resolveWhole is realPath's resolve of one prefix: its links resolved
-// when it exists.
-func resolveWhole(prefix string) (string, bool) {
-	if !pathExists(prefix) {
-		return "", false
-	}
-	real, err := filepath.EvalSymlinks(prefix)
-	return real, err == nil
-}
-
 // splitClean splits a clean absolute path other than "/" (no empty, "."
-// or ".." name, no trailing "/") into its directory and its last name;
-// ok is false for any other path.
+// or ".." name, no trailing "/") of at most spMaxPathDepth names into its
+// directory and its last name; ok is false for any other path (which
+// resolvePrefix resolves whole: its parents are not looked up one by one,
+// so that their number stays bounded).
 func splitClean(p string) (dir, base string, ok bool) {
-	if filepath.Separator != '/' || len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+	if filepath.Separator != '/' || len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' ||
+		strings.Count(p, "/") > spMaxPathDepth {
 		return "", "", false
 	}
 	for rest := p[1:]; ; {

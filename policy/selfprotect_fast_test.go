@@ -342,6 +342,8 @@ func TestSelfProtectionRealPathCache(t *testing.T) {
 		f.tmp + "/gone", f.tmp + "/gone/x/y", f.tmp + "/notes", f.tmp + "/notes.txt", f.tmp + "/new/dir/file",
 		f.tmp + "/proj/link/admin.token", f.tmp + "/proj/src/sub/../../ahp.yaml", f.proj + "/link", f.proj + "/link/",
 		f.proj + "/./src", f.proj + "//src", f.root + "/elsewhere/data-link/../ahp-data/admin.token", "/", "/nonexistent/x",
+		f.tmp + strings.Repeat("/d", 200), f.proj + strings.Repeat("/src/..", 100) + "/ahp-data/admin.token",
+		f.tmp + "/dl" + strings.Repeat("/..", 70) + f.proj + "/team.yaml",
 	}
 	rng := rand.New(rand.NewPCG(25, 2))
 	for round := range 20 {
