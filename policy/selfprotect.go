@@ -320,12 +320,18 @@ func realPath(p string) string {
 		if prefix == "/" {
 			return "/", true // the root is never a link
 		}
-		if !pathExists(prefix) {
-			return "", false
-		}
-		r, err := filepath.EvalSymlinks(prefix)
-		return r, err == nil
+		return resolveWhole(prefix)
 	})
+}
+
+// resolveWhole is realPath's resolve of one prefix: its links resolved
+// when it exists.
+func resolveWhole(prefix string) (string, bool) {
+	if !pathExists(prefix) {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(prefix)
+	return real, err == nil
 }
 
 // resolveLongestPrefix resolves the longest prefix of the absolute path p

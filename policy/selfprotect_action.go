@@ -344,92 +344,347 @@ func (a *spAction) abs(p string) string {
 // allPaths returns every path the effects touch, each with its real path.
 // More than spMaxRealPaths lookups, or a path deeper than spMaxPathDepth
 // names, reaches the paths limit.
+//
+// A long script names the same few paths many times, and most of its
+// words cannot name a harness file; the work is kept to what can change
+// the judgement, with the same judgement and the same count of lookups as
+// reading every word (pathReader says how).
 func (a *spAction) allPaths() []spPath {
 	if a.done {
 		return a.paths
 	}
 	a.done = true
-	add := func(p string, kind effects.Kind, destroy bool) *spPath {
-		abs := a.abs(p)
-		if !filepath.IsAbs(abs) {
-			return nil
-		}
-		a.paths = append(a.paths, spPath{abs: abs, kind: kind, destroy: destroy, glob: strings.ContainsAny(abs, "*?[")})
-		return &a.paths[len(a.paths)-1]
-	}
+	var r pathReader
+	r.init(a)
 	for i, e := range a.acts {
 		switch e.Kind {
 		case effects.Read:
-			if p := add(e.Path, e.Kind, false); p != nil && e.Recursive {
-				p.names, p.fold, p.find = a.findFilterOf(i)
-			}
+			r.add(e.Path, e.Kind, false, i, e.Recursive)
 		case effects.Write, effects.Create:
-			add(e.Path, e.Kind, false)
+			r.add(e.Path, e.Kind, false, i, false)
 		case effects.Delete:
-			if p := add(e.Path, e.Kind, true); p != nil && e.Recursive {
-				p.names, p.fold, p.find = a.findFilterOf(i)
-			}
+			r.add(e.Path, e.Kind, true, i, e.Recursive)
 		case effects.Chmod, effects.Chown:
-			add(e.Path, e.Kind, true)
+			r.add(e.Path, e.Kind, true, i, false)
 		case effects.Move:
-			add(e.Path, e.Kind, true)
-			add(e.Dest, effects.Write, false)
+			r.add(e.Path, e.Kind, true, i, false)
+			r.add(e.Dest, effects.Write, false, i, false)
 		case effects.Download:
-			add(e.Path, effects.Write, false)
+			r.add(e.Path, effects.Write, false, i, false)
 		case effects.Send:
 			if e.Source() != "" && e.Source() != "stdin" && e.Source() != "output" && e.Source() != "data" {
-				add(e.Source(), effects.Read, false)
+				r.add(e.Source(), effects.Read, false, i, false)
 			}
 		case effects.Run:
 			if e.Path != "" {
-				if p := add(e.Path, effects.Run, false); p != nil {
-					p.exec = true
-				}
+				r.put(spPathKey{p: e.Path, kind: effects.Run, exec: true}, -1)
 			}
 			for _, w := range argvOperands(e.Argv) {
 				cs, n := wordPaths(w)
 				for _, c := range cs[:n] {
-					if p := add(c, effects.Read, false); p != nil {
-						p.argv, p.slash = true, strings.Contains(c, "/")
-						p.raw = rawJoin(expandHomeWith(c, a.g.home), a.cwd)
+					if !r.bareMiss(c) {
+						r.put(spPathKey{p: c, kind: effects.Read, argv: true}, -1)
 					}
 				}
 			}
 		}
 	}
-	seen := map[string]string{}
-	for i := range a.paths {
-		p := &a.paths[i]
-		p.real = p.abs
-		if p.glob || p.argv && !p.slash {
-			continue // a bare name in an argv: resolved only when it has a "/", as before
-		}
-		if r, ok := seen[p.abs]; ok && p.raw == "" {
-			p.real = r
-			continue
-		}
-		if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
+	for _, raw := range a.raw {
+		if a.real >= spMaxRealPaths || strings.Count(raw, "/") > spMaxPathDepth {
 			a.reach(limitPaths)
 			continue
 		}
 		a.real++
-		if p.raw != "" {
-			p.real = realPath(p.raw)
-			continue
-		}
-		p.real = realPath(p.abs)
-		seen[p.abs] = p.real
-	}
-	for _, r := range a.raw {
-		if a.real >= spMaxRealPaths || strings.Count(r, "/") > spMaxPathDepth {
-			a.reach(limitPaths)
-			continue
-		}
-		a.real++
-		real := realPath(r)
+		real := r.realRaw(raw)
 		a.paths = append(a.paths, spPath{abs: real, real: real, kind: effects.Read, argv: true})
 	}
 	return a.paths
+}
+
+// spPathKey is what an effect asks allPaths to add: the path as the effect
+// gives it and how the effect touches it. Equal keys make equal spPaths
+// (a find's name filter aside: those are never merged).
+type spPathKey struct {
+	p                   string
+	kind                effects.Kind
+	destroy, exec, argv bool
+}
+
+// pathReader is the state of one allPaths: what was added, the real paths
+// looked up, and what a bare word must be to touch a protected path.
+//
+// Three shortcuts, none of which changes what the checks see or the count
+// of lookups the paths limit bounds:
+//   - a key added before is not added again (its spPath would be equal,
+//     and the checks ask whether any path hits), but it is counted again
+//     as the first one was: a non-raw path is looked up once per absolute
+//     path (as before, by seen), a raw one (an argv word with "..") once
+//     per occurrence, and each count still reaches the limit at the same
+//     place;
+//   - the real path of a raw word is looked up on the file system once per
+//     evaluation, however often it is counted;
+//   - an argv word without "/" is never resolved through links (it is
+//     compared as cwd/word, lexically) nor counted, and is not a write, so
+//     only touchesHarnessFiles reads it: it is kept only when it can hit
+//     (bareMiss).
+type pathReader struct {
+	a     *spAction
+	added smallMap[spPathKey, int] // index in a.paths, -1 when not absolute
+	// argvAdded is added for argv words (kind Read, argv set), by word.
+	argvAdded smallMap[string, int]
+	seen      smallMap[string, string] // absolute path -> real path (non-raw lookups)
+	rawReal   smallMap[string, string] // raw word -> real path
+	// prefixes holds what resolvePrefix found for each prefix looked up:
+	// at most the 128 prefixes resolveLongestPrefix tries for each of the
+	// spMaxRealPaths lookups (and the parents of those of at most
+	// spMaxPathDepth names, which are among them).
+	prefixes smallMap[string, resolved]
+	// The bare-word test, when a.cwd is absolute, clean and no pattern
+	// (bareOK): a word w with no "/" (and none of the spellings abs
+	// expands) is a.cwd + "/" + w, which is a protected path or inside
+	// one exactly when a.cwd is (cwdUnder) or a.cwd + "/" + w is itself
+	// protected (w in names[:nNames]; with more such names than names
+	// holds, there is no shortcut).
+	bareOK   bool
+	cwdUnder bool
+	names    [8]string
+	nNames   int
+}
+
+// init readies r for reading a's paths.
+func (r *pathReader) init(a *spAction) {
+	r.a = a
+	if filepath.Separator != '/' || !filepath.IsAbs(a.cwd) || a.cwd != filepath.Clean(a.cwd) ||
+		strings.ContainsAny(a.cwd, "*?[") {
+		return // every path under a cwd with a glob character is a pattern
+	}
+	r.bareOK = true
+	var buf [16]string
+	cwd := appendComponents(buf[:0], a.cwd)
+	for _, prots := range [2][][]string{a.g.paths, a.g.exes} {
+		for _, prot := range prots {
+			if under, _ := relate(cwd, prot, false); under {
+				r.cwdUnder = true
+			}
+			if len(prot) == len(cwd)+1 && slices.Equal(prot[:len(cwd)], cwd) {
+				if r.nNames == len(r.names) {
+					r.bareOK = false // more names than kept: no shortcut
+					return
+				}
+				r.names[r.nNames] = prot[len(cwd)]
+				r.nNames++
+			}
+		}
+	}
+}
+
+// bareMiss reports whether the argv word c surely touches no protected
+// path: a relative name without "/" that abs does not expand ("~",
+// "$HOME"), neither "." nor "..", no glob, when the working directory is
+// known and neither it nor cwd/c is protected. false means "read it as
+// usual" (touchesHarnessFiles then judges it).
+func (r *pathReader) bareMiss(c string) bool {
+	if !r.bareOK || r.cwdUnder || c == "" || c == "." || c == ".." || c[0] == '~' || c[0] == '$' {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		switch c[i] {
+		case '/', '*', '?', '[':
+			return false
+		}
+	}
+	return !slices.Contains(r.names[:r.nNames], c)
+}
+
+// add adds the path of effect i; with recursive, a Read or Delete of what
+// a find selects by name keeps the find's name patterns.
+func (r *pathReader) add(p string, kind effects.Kind, destroy bool, i int, recursive bool) {
+	find := -1
+	if recursive {
+		find = i
+	}
+	r.put(spPathKey{p: p, kind: kind, destroy: destroy}, find)
+}
+
+// put adds the path of k (find: the effect whose find filter applies, or
+// -1) and looks it up through the file system as resolve says.
+func (r *pathReader) put(k spPathKey, find int) {
+	a := r.a
+	if find < 0 {
+		var i int
+		var ok bool
+		if k.argv {
+			i, ok = r.argvAdded.get(k.p)
+		} else {
+			i, ok = r.added.get(k)
+		}
+		if ok {
+			if i >= 0 {
+				r.recount(&a.paths[i])
+			}
+			return
+		}
+	}
+	keep := func(i int) {
+		switch {
+		case find >= 0:
+		case k.argv:
+			r.argvAdded.put(k.p, i)
+		default:
+			r.added.put(k, i)
+		}
+	}
+	abs := a.abs(k.p)
+	if !filepath.IsAbs(abs) {
+		keep(-1)
+		return
+	}
+	p := spPath{abs: abs, kind: k.kind, destroy: k.destroy, exec: k.exec, glob: strings.ContainsAny(abs, "*?[")}
+	if k.argv {
+		p.argv, p.slash = true, strings.Contains(k.p, "/")
+		p.raw = rawJoin(expandHomeWith(k.p, a.g.home), a.cwd)
+	}
+	if find >= 0 {
+		p.names, p.fold, p.find = a.findFilterOf(find)
+	}
+	r.resolve(&p)
+	keep(len(a.paths))
+	a.paths = append(a.paths, p)
+}
+
+// recount counts the lookup of p, added before, once more, as resolve
+// would: a path that is not looked up, or was looked up by its absolute
+// form (seen), is not counted again, and one that was not looked up
+// because the limit was reached has reached it already; a raw word is
+// counted at each occurrence (its real path is the one found the first
+// time).
+func (r *pathReader) recount(p *spPath) {
+	a := r.a
+	if p.raw == "" || p.glob || p.argv && !p.slash {
+		return
+	}
+	if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
+		a.reach(limitPaths)
+		return
+	}
+	a.real++
+}
+
+// resolve sets p.real and counts the lookup against spMaxRealPaths: a
+// glob and a bare argv word are not looked up; a path already looked up
+// (by its absolute form) is not counted again, a raw word always is.
+func (r *pathReader) resolve(p *spPath) {
+	a := r.a
+	p.real = p.abs
+	if p.glob || p.argv && !p.slash {
+		return // a bare name in an argv: resolved only when it has a "/", as before
+	}
+	if real, ok := r.seen.get(p.abs); ok && p.raw == "" {
+		p.real = real
+		return
+	}
+	if a.real >= spMaxRealPaths || strings.Count(p.abs, "/") > spMaxPathDepth {
+		a.reach(limitPaths)
+		return
+	}
+	a.real++
+	if p.raw != "" {
+		p.real = r.realRaw(p.raw)
+		return
+	}
+	p.real = r.realPath(p.abs)
+	r.seen.put(p.abs, p.real)
+}
+
+// resolved is what resolvePrefix found for a prefix.
+type resolved struct {
+	real string
+	ok   bool
+}
+
+// realPath is the package's realPath with the prefixes of the paths of
+// one evaluation resolved once each: a script's paths share their
+// directories, and each directory's links are looked up once.
+func (r *pathReader) realPath(p string) string {
+	return resolveLongestPrefix(p, r.resolvePrefix)
+}
+
+// resolvePrefix is what realPath's resolve gives for prefix (the path with
+// its links resolved, when it exists), remembered for the evaluation. A
+// clean path that is not a link itself is its parent's real path and its
+// own name (one Lstat, the parent's resolution shared with its other
+// names), and nothing is in a parent that does not resolve; a link, or a
+// prefix with "." or ".." names (taken as the kernel takes them, after a
+// link from its target), is resolved whole, as realPath does.
+func (r *pathReader) resolvePrefix(prefix string) (string, bool) {
+	if prefix == "/" {
+		return "/", true // the root is never a link
+	}
+	if v, ok := r.prefixes.get(prefix); ok {
+		return v.real, v.ok
+	}
+	var v resolved
+	if dir, base, ok := splitClean(prefix); ok {
+		// A name in a directory that does not exist (or is not one, or
+		// cannot be searched) does not exist either: Stat fails on it as
+		// it fails on the directory. Else Stat fails wherever Lstat
+		// does (Stat also follows a link at the end).
+		if d, ok := r.resolvePrefix(dir); ok {
+			exists, link := lstatLink(prefix)
+			switch {
+			case !exists:
+			case !link:
+				v = resolved{joinResolved(d, base), true}
+			default:
+				v.real, v.ok = resolveWhole(prefix)
+			}
+		}
+	} else {
+		v.real, v.ok = resolveWhole(prefix)
+	}
+	r.prefixes.put(prefix, v)
+	return v.real, v.ok
+}
+
+// splitClean splits a clean absolute path other than "/" (no empty, "."
+// or ".." name, no trailing "/") of at most spMaxPathDepth names into its
+// directory and its last name; ok is false for any other path (which
+// resolvePrefix resolves whole: its parents are not looked up one by one,
+// so that their number stays bounded).
+func splitClean(p string) (dir, base string, ok bool) {
+	if filepath.Separator != '/' || len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' ||
+		strings.Count(p, "/") > spMaxPathDepth {
+		return "", "", false
+	}
+	for rest := p[1:]; ; {
+		name := rest
+		i := strings.IndexByte(rest, '/')
+		if i >= 0 {
+			name = rest[:i]
+		}
+		if name == "" || name == "." || name == ".." {
+			return "", "", false
+		}
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i == 0 {
+		return "/", p[1:], true
+	}
+	return p[:i], p[i+1:], true
+}
+
+// realRaw is realPath of a raw word, looked up once per evaluation.
+func (r *pathReader) realRaw(raw string) string {
+	if real, ok := r.rawReal.get(raw); ok {
+		return real
+	}
+	real := r.realPath(raw)
+	r.rawReal.put(raw, real)
+	return real
 }
 
 // runOf returns the argv of the Run effect of program prog that comes
@@ -504,14 +759,30 @@ func argvOperands(argv []string) []string {
 // wordPaths returns the path candidates in an argv word (out[:n]): the
 // word, and the value of an option or assignment (--file=x, of=x, VAR=x).
 func wordPaths(w string) (out [2]string, n int) {
-	if w == "" || strings.Contains(w, "://") || strings.ContainsRune(w, '\n') {
+	if w == "" {
 		return out, 0
 	}
-	if !strings.HasPrefix(w, "-") {
+	// One pass: no "://" nor newline anywhere, and the first "=".
+	eq := -1
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '\n':
+			return out, 0
+		case ':':
+			if strings.HasPrefix(w[i+1:], "//") {
+				return out, 0
+			}
+		case '=':
+			if eq < 0 {
+				eq = i
+			}
+		}
+	}
+	if w[0] != '-' {
 		out[n] = w
 		n++
 	}
-	if eq := strings.IndexByte(w, '='); eq >= 0 && eq+1 < len(w) {
+	if eq >= 0 && eq+1 < len(w) {
 		out[n] = w[eq+1:]
 		n++
 	}
