@@ -2,6 +2,7 @@ package policy
 
 import (
 	"regexp"
+	"strings"
 
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
@@ -69,27 +70,48 @@ type needTerm struct {
 	paths []*pathNeed
 }
 
-// pathNeed is a test of one effect's path or destination: path_match of
-// it over patterns known at load (set), or its being one of lits.
-// Evaluation tests it lazily, once per effect (evalCtx.pathMet): paths
-// are costly to test against every effect, and a need's kinds and
-// programs usually leave few effects to test.
+// pathNeed is a test of one string field of an effect (its path,
+// destination or, for an unknown effect, reason): path_match of it over
+// patterns known at load (set), its being one of lits, or its matching re.
+// Evaluation tests it lazily, once per effect (evalCtx.pathMet): such tests
+// cost too much to run on every effect, and a need's kinds and programs
+// usually leave few effects to test.
 type pathNeed struct {
-	dest bool // the destination, not the path
-	pats []string
-	set  pathSet // pats, compiled
-	lits map[string]bool
-	idx  int // this need's number in the set's needIndex
+	field  string // "path", "dest" or "reason"; "limit" for the flag
+	pats   []string
+	set    pathSet // pats, compiled
+	lits   map[string]bool
+	re     *regexp.Regexp
+	pre    prefilter // re's literals
+	prefix string    // the field starts with it (startsWith)
+	flag   bool      // the limit flag is set
+	idx    int       // this need's number in the set's needIndex
 }
 
-// met reports whether an effect's path (or destination) meets the test.
-func (p *pathNeed) met(e *effects.Effect) bool {
-	s := e.Path
-	if p.dest {
-		s = e.Dest
+// text returns the field the need tests.
+func (p *pathNeed) text(e *effects.Effect) string {
+	switch p.field {
+	case "dest":
+		return e.Dest
+	case "reason":
+		return e.Reason()
 	}
-	if p.lits != nil {
+	return e.Path
+}
+
+// met reports whether an effect meets the test.
+func (p *pathNeed) met(e *effects.Effect) bool {
+	if p.flag {
+		return e.Limit
+	}
+	s := p.text(e)
+	switch {
+	case p.lits != nil:
 		return p.lits[s]
+	case p.re != nil:
+		return p.pre.mayMatch(s) && p.re.MatchString(s)
+	case p.prefix != "":
+		return strings.HasPrefix(s, p.prefix)
 	}
 	return p.set.match(s)
 }
@@ -244,6 +266,10 @@ func (r needReader) leaf(e celast.Expr, v string) (condNeed, bool) {
 		if p, ok := pathLeaf(c, v, r.params); ok {
 			return condNeed{{paths: []*pathNeed{p}}}, true
 		}
+	case celast.SelectKind:
+		if isFieldOf(e, v, "limit") {
+			return condNeed{{paths: []*pathNeed{{field: "limit", flag: true}}}}, true // v.limit
+		}
 	case celast.ComprehensionKind:
 		if words, ok := argvNeedWords(e.AsComprehension(), v); ok {
 			return condNeed{{progs: []*effectNeed{{words: words}}}}, true
@@ -328,15 +354,54 @@ func programLeaf(c celast.CallExpr, v string, params map[string]any) (*effectNee
 
 // pathLeaf reads path_match(v.path, patterns), v.path == "x" and v.path in
 // [...] (and the same of v.dest) as a need on the element's path, when
-// the patterns or strings are known at load.
+// the patterns or strings are known at load; and v.reason.matches('re')
+// (or of v.path, v.dest) and v.reason.startsWith("x") (the same) as a
+// need on that field.
 func pathLeaf(c celast.CallExpr, v string, params map[string]any) (*pathNeed, bool) {
+	fn, args := c.FunctionName(), c.Args()
+	if fn == "startsWith" && c.IsMemberFunction() && len(args) == 1 {
+		pre, ok := stringLit(args[0])
+		if !ok || pre == "" {
+			return nil, false
+		}
+		for _, field := range []string{"path", "dest", "reason"} {
+			if isFieldOf(c.Target(), v, field) {
+				return &pathNeed{field: field, prefix: pre}, true
+			}
+		}
+		return nil, false
+	}
+	if fn == "matches" {
+		var subj, pat celast.Expr
+		switch {
+		case c.IsMemberFunction() && len(args) == 1:
+			subj, pat = c.Target(), args[0]
+		case !c.IsMemberFunction() && len(args) == 2:
+			subj, pat = args[0], args[1]
+		default:
+			return nil, false
+		}
+		s, ok := stringLit(pat)
+		if !ok {
+			return nil, false
+		}
+		for _, field := range []string{"path", "dest", "reason"} {
+			if isFieldOf(subj, v, field) {
+				re, err := regexp.Compile(s) // the engine CEL's matches() uses
+				if err != nil {
+					return nil, false
+				}
+				return &pathNeed{field: field, re: re, pre: newPrefilter(s)}, true
+			}
+		}
+		return nil, false
+	}
 	if c.IsMemberFunction() {
 		return nil, false
 	}
-	fn, args := c.FunctionName(), c.Args()
 	for _, field := range []string{"path", "dest"} {
 		if ls := fieldLiterals(fn, args, v, field); ls != nil {
-			return &pathNeed{dest: field == "dest", lits: setOf(ls)}, true
+			return &pathNeed{field: field, lits: setOf(ls)}, true
 		}
 		if fn == "path_match" && len(args) == 2 && isFieldOf(args[0], v, field) {
 			pats, ok := configStrings(args[1], params)
@@ -344,7 +409,7 @@ func pathLeaf(c celast.CallExpr, v string, params map[string]any) (*pathNeed, bo
 				pats, ok = literalStrings(args[1])
 			}
 			if ok {
-				return &pathNeed{dest: field == "dest", pats: pats, set: compilePathSet(pats)}, true
+				return &pathNeed{field: field, pats: pats, set: compilePathSet(pats)}, true
 			}
 		}
 	}

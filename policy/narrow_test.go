@@ -58,16 +58,19 @@ func TestNarrowedExistsSeesOnlyWhatItsBodyNeeds(t *testing.T) {
 	c := ctxPool.Get().(*evalCtx)
 	defer c.release()
 	c.set, c.in = set, *inCwd(script + "rm /etc/hosts\n")
-	deletes := 0
+	deletes, inEtc := 0, 0
 	for _, e := range c.effects() {
 		if e.Kind == effects.Delete {
 			deletes++
+			if strings.HasPrefix(e.Path, "/etc/") {
+				inEtc++
+			}
 		}
 	}
 	for _, nd := range byID["delete_etc"].narrow.byID {
 		l := c.narrowed(*nd)
-		if n := int(l.(traits.Sizer).Size().(types.Int)); n != deletes || deletes < 61 {
-			t.Errorf("the narrowed list has %d effects, the action %d deletes", n, deletes)
+		if n := int(l.(traits.Sizer).Size().(types.Int)); n != inEtc || inEtc != 1 || deletes < 61 {
+			t.Errorf("the narrowed list has %d effects, the action %d deletes, %d of them in /etc", n, deletes, inEtc)
 		}
 	}
 }

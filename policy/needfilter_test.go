@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -183,6 +184,12 @@ func TestConditionNeedShapes(t *testing.T) {
 		{`event.effects.exists(e, e.kind == "write" && path_match(e.path, ['/etc/**']))`, true, false},
 		{`event.effects.exists(e, path_match(e.dest, config.dirs) || e.path in ["/a", "/b"])`, true, false},
 		{`event.effects.exists(e, path_match(e.path, ['**']))`, true, false},
+		{`event.effects.exists(e, e.kind == "unknown" && e.reason.matches('not known statically'))`, true, false},
+		{`event.effects.exists(e, matches(e.reason, '^$'))`, true, true},
+		{`event.effects.exists(e, e.path.matches('^/etc/'))`, true, false},
+		{`event.effects.exists(e, e.kind == "unknown" && e.reason.startsWith("fork in"))`, true, false},
+		{`event.effects.exists(e, e.limit)`, true, false},
+		{`event.effects.exists(e, e.path.startsWith(""))`, false, false},
 		{`event.effects.exists(e, e.program == "x") || event.effects.exists(e, e.kind == "read")`, true, false},
 		{`event.effects.exists(e, e.program == "x") && event.effects.exists(e, e.kind == "run")`, true, false},
 		// not needs
@@ -196,6 +203,8 @@ func TestConditionNeedShapes(t *testing.T) {
 		{`event.effects.exists(e, !path_match(e.path, ['/etc/**']))`, false, false},
 		{`event.effects.exists(e, path_match(e.path, e.argv))`, false, false},
 		{`event.effects.exists(e, path_match(e.argv[0], ['/etc/**']))`, false, false},
+		{`event.effects.exists(e, e.reason.matches(e.path))`, false, false},
+		{`event.effects.exists(e, e.mode.matches('x'))`, false, false},
 		{`event.effects.exists(e, command_in(e.program, e.argv, config.bad))`, false, false},
 		{`event.effects.exists(e, e.program in config.missing)`, false, false},
 		{`event.effects.exists(e, e.program.matches(e.path))`, false, false},
@@ -273,15 +282,21 @@ func (p *effectNeed) plainMeets(e *effects.Effect) bool {
 	return false
 }
 
-// plainMeets is path_match of the path (or destination) over the
-// patterns one by one, or its being one of the strings.
+// plainMeets is path_match of the field over the patterns one by one,
+// its being one of the strings, or the regular expression alone.
 func (p *pathNeed) plainMeets(e *effects.Effect) bool {
-	s := e.Path
-	if p.dest {
-		s = e.Dest
-	}
+	s := p.text(e)
 	if p.lits != nil {
 		return p.lits[s]
+	}
+	if p.re != nil {
+		return regexp.MustCompile(p.re.String()).MatchString(s)
+	}
+	if p.flag {
+		return e.Limit
+	}
+	if p.prefix != "" {
+		return len(s) >= len(p.prefix) && s[:len(p.prefix)] == p.prefix
 	}
 	for _, pat := range p.pats {
 		if pathMatch(pat, s) {
