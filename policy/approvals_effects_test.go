@@ -99,12 +99,19 @@ func TestDataLossPackOnByDefault(t *testing.T) {
 		"git push origin --delete main":                    "data_loss.shared_history",
 		"git push origin :release/1.2":                     "data_loss.shared_history",
 		"sh -c 'git push --force origin main'":             "data_loss.shared_history",
+		`redis-cli -hcache.internal FLUSHDB`:               "data_loss.database_drop",
+		`redis-cli -u redis://prod:6379 FLUSHALL`:          "data_loss.database_drop",
+		`valkey-cli --uri rediss://prod flushall`:          "data_loss.database_drop",
+		`ssh prod redis-cli FLUSHALL`:                      "data_loss.database_drop",
+		`echo FLUSHALL | redis-cli -h prod`:                "data_loss.database_drop",
 	}
 	allowed := []string{
 		"git push", "git push origin feature/x", "git push --force-with-lease origin feature/x",
 		"git push origin -d feature/x", `git commit -m "drop table users"`,
 		`grep -rn "DROP TABLE" migrations/`, `psql -h localhost -c "DROP TABLE users"`,
 		"git filter-repo --path secrets --invert-paths",
+		// redis-cli with no -h, -u or URL talks to this machine's server
+		`redis-cli -n 3 FLUSHDB`, `"redis-cli" -p 6380 flushall`, `echo FLUSHALL | redis-cli`,
 	}
 	def, err := Compile(Options{})
 	if err != nil {
