@@ -82,19 +82,6 @@ func (s *state) shellIn(script string, env *shEnv) {
 			s.unknown(true, "shell script of %d bytes, longer than the %d read", len(script), MaxInput)
 			return
 		}
-		p := shParserPool.Get().(*syntax.Parser)
-		f, err := p.Parse(strings.NewReader(script), "")
-		shParserPool.Put(p)
-		if err != nil {
-			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
-			// An interpreter typed into (tclsh, then its code on the next
-			// lines) is not shell: scan its code conservatively.
-			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {
-				s.socketShellScan(path.Base(f[0]), script)
-				s.socketUploadScan(path.Base(f[0]), script)
-			}
-			return
-		}
 		if len(script) >= arenaMinScript && s.mem == nil {
 			s.mem = &arena{}
 		}
@@ -116,16 +103,57 @@ func (s *state) shellIn(script string, env *shEnv) {
 				r.name = env.name
 			}
 		}
-		for i, st := range f.Stmts {
-			if s.full {
-				break
+		// Statements are read as the parser gives them, so that each
+		// one's nodes can be collected once read (a long script's tree is
+		// most of what an analysis would otherwise hold). A script with a
+		// syntax error anywhere is not read at all, as before: what its
+		// first statements gave is taken back (see shellMark).
+		mark := s.shellMark()
+		p := shParserPool.Get().(*syntax.Parser)
+		var err error
+		for st, e := range p.StmtsSeq(strings.NewReader(script)) {
+			// The iterator must be drained, never left early: it yields
+			// once more after an error.
+			if e != nil {
+				err = e
+			}
+			if err != nil || s.full {
+				continue
 			}
 			r.stmt(st, in)
-			// Read: let the collector have it (a long script's tree is
-			// most of what an analysis holds).
-			f.Stmts[i] = nil
+		}
+		shParserPool.Put(p)
+		if err != nil {
+			s.shellRewind(mark)
+			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
+			// An interpreter typed into (tclsh, then its code on the next
+			// lines) is not shell: scan its code conservatively.
+			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {
+				s.socketShellScan(path.Base(f[0]), script)
+				s.socketUploadScan(path.Base(f[0]), script)
+			}
 		}
 	})
+}
+
+// shellMark is what reading a script changes in the analysis's state, as
+// it was before: shellRewind puts it back when the script turns out not to
+// parse.
+type shellMark struct {
+	out            int
+	steps, decodes int
+	full           bool
+	cwd            string
+}
+
+func (s *state) shellMark() shellMark {
+	return shellMark{out: len(s.out), steps: s.steps, decodes: s.decodes, full: s.full, cwd: s.ctx.Cwd}
+}
+
+func (s *state) shellRewind(m shellMark) {
+	clear(s.out[m.out:])
+	s.out = s.out[:m.out]
+	s.steps, s.decodes, s.full, s.ctx.Cwd = m.steps, m.decodes, m.full, m.cwd
 }
 
 func shShortErr(err error) string {
