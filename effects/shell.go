@@ -329,7 +329,6 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 			r.funcs[n.Value] = c.Body
 		}
 	case *syntax.DeclClause:
-		r.declRun(c)
 		r.declClause(c)
 	case *syntax.TimeClause:
 		out = r.stmt(c.Stmt, rd.stdin)
@@ -465,37 +464,49 @@ func (r *sh) forClause(c *syntax.ForClause, in *shStream) *shStream {
 	return out
 }
 
-// declRun records export, declare, local, readonly and typeset as the Run
-// of a builtin (rules see "export HISTFILE=/dev/null").
-func (r *sh) declRun(c *syntax.DeclClause) {
-	argv := []string{c.Variant.Value}
-	for _, a := range c.Args {
+// declClause reads export, declare, local, readonly and typeset. As in
+// bash, every argument is expanded first, once, and the builtin then
+// assigns (export A=1 B=$A gives B the A from before): the builtin is
+// recorded as the Run of a program (rules see "export HISTFILE=/dev/null")
+// and each NAME=value assigns the value so read. (Until 2026-11-28 each
+// value was expanded a second time for its assignment, after the earlier
+// ones: a command substitution in it was read, and recorded, twice.)
+func (r *sh) declClause(c *syntax.DeclClause) {
+	argv := make([]string, 1, len(c.Args)+1)
+	argv[0] = c.Variant.Value
+	var vals []sword // the value of c.Args[i] when it is a NAME=value
+	for i, a := range c.Args {
 		switch {
 		case a.Name == nil && a.Value != nil:
 			argv = append(argv, r.joinWord(a.Value).arg)
 		case a.Name != nil && (a.Naked || a.Value == nil && a.Array == nil):
 			argv = append(argv, a.Name.Value)
 		case a.Name != nil && a.Value != nil:
-			argv = append(argv, a.Name.Value+"="+r.joinWord(a.Value).arg)
+			v := r.joinWord(a.Value)
+			argv = append(argv, a.Name.Value+"="+v.arg)
+			if vals == nil {
+				vals = make([]sword, len(c.Args))
+			}
+			vals[i] = v
 		case a.Name != nil:
 			argv = append(argv, a.Name.Value+"=(…)")
 		}
 	}
 	r.s.add(Effect{Kind: Run, Program: c.Variant.Value, Argv: argv})
-}
-
-func (r *sh) declClause(c *syntax.DeclClause) {
 	r.cow()
 	export := c.Variant.Value == "export"
-	for _, a := range c.Args {
+	for i, a := range c.Args {
 		if a.Naked && a.Name == nil {
-			if a.Value != nil {
-				ws := r.words([]*syntax.Word{a.Value}, false)
-				for _, w := range ws {
-					if strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "x") {
-						export = true
-					}
-				}
+			if a.Value == nil {
+				continue
+			}
+			if v, ok := plainWord(a.Value); ok {
+				// A literal option: nothing to expand again.
+				export = export || shExportFlag(v)
+				continue
+			}
+			for _, w := range r.words([]*syntax.Word{a.Value}, false) {
+				export = export || shExportFlag(w.val)
 			}
 			continue
 		}
@@ -509,8 +520,18 @@ func (r *sh) declClause(c *syntax.DeclClause) {
 			r.vars[name] = v
 			continue
 		}
+		if a.Value != nil && a.Array == nil && a.Index == nil {
+			r.assignValue(a, shAssign{name: name, val: vals[i]}, export)
+			continue
+		}
 		r.assign(a, export)
 	}
+}
+
+// shExportFlag reports an option of declare, local or typeset that
+// exports (-x, -rx, ...).
+func shExportFlag(v string) bool {
+	return strings.HasPrefix(v, "-") && strings.Contains(v, "x")
 }
 
 // shAssign is a NAME=value evaluated (its value's arg is not set when the
@@ -535,7 +556,12 @@ func (r *sh) evalAssign(a *syntax.Assign) shAssign {
 }
 
 func (r *sh) assign(a *syntax.Assign, export bool) {
-	ea := r.evalAssign(a)
+	r.assignValue(a, r.evalAssign(a), export)
+}
+
+// assignValue sets the variable of assignment a to ea, its value
+// evaluated.
+func (r *sh) assignValue(a *syntax.Assign, ea shAssign, export bool) {
 	if ea.name == "" {
 		return
 	}

@@ -38,3 +38,37 @@ func TestShellSyntaxErrorLate(t *testing.T) {
 		t.Errorf("tclsh: no Unknown:%s", shDumpEffects(got))
 	}
 }
+
+// TestShellDeclExpandsOnce: a declaration builtin's arguments are expanded
+// once, all before it assigns, as bash does: a command substitution in a
+// value is one Run, and B=$A reads the A from before the builtin.
+func TestShellDeclExpandsOnce(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
+	for _, c := range []struct {
+		script string
+		runs   int
+	}{
+		{`export OUT="dist/$(git rev-parse --short HEAD)"`, 1},
+		{`local A=$(git rev-parse HEAD) B=$(git rev-parse HEAD)`, 2},
+		{`declare -x V="$(git describe)"; echo "$V"`, 1},
+	} {
+		n := 0
+		for _, e := range Shell(c.script, ctx) {
+			if e.Kind == Run && e.Program == "git" {
+				n++
+			}
+		}
+		if n != c.runs {
+			t.Errorf("%s: %d runs of git, want %d", c.script, n, c.runs)
+		}
+	}
+	got := Shell(`A=0; export A=1 B=$A; rm -rf "/srv/x$B"; rm -rf "/srv/y$A"`, ctx)
+	for _, w := range []Effect{eDelR("/srv/x0"), eDelR("/srv/y1")} {
+		if !shHasEffect(got, w) {
+			t.Errorf("missing %+v; got:%s", w, shDumpEffects(got))
+		}
+	}
+	if shHasEffect(got, eDelR("/srv/x1")) {
+		t.Errorf("B read after the builtin's own assignment of A:%s", shDumpEffects(got))
+	}
+}
