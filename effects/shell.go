@@ -83,11 +83,17 @@ func (s *state) shellIn(script string, env *shEnv) {
 			return
 		}
 		if len(script) >= arenaMinScript && s.mem == nil {
-			s.mem = &arena{}
+			s.mem = newArena()
 		}
 		if want := min(4+len(script)/10, MaxEffects); s.out == nil || len(s.out) == 0 && cap(s.out) < want {
-			// About one effect per 10 bytes of script at most: grow once, not by doubling.
-			s.out = make([]Effect, 0, want)
+			// About one effect per 10 bytes of script at most: grow once,
+			// not by doubling (and with an arena, into the array an
+			// earlier analysis gathered its effects in: see finish).
+			if a := s.mem; a != nil && cap(a.out) >= want {
+				s.out, a.out = a.out[:0], nil
+			} else {
+				s.out = make([]Effect, 0, want)
+			}
 		}
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
@@ -103,28 +109,8 @@ func (s *state) shellIn(script string, env *shEnv) {
 				r.name = env.name
 			}
 		}
-		// Statements are read as the parser gives them, so that each
-		// one's nodes can be collected once read (a long script's tree is
-		// most of what an analysis would otherwise hold). A script with a
-		// syntax error anywhere is not read at all, as before: what its
-		// first statements gave is taken back (see shellMark).
-		mark := s.shellMark()
-		p := shParserPool.Get().(*syntax.Parser)
-		var err error
-		for st, e := range p.StmtsSeq(strings.NewReader(script)) {
-			// The iterator must be drained, never left early: it yields
-			// once more after an error.
-			if e != nil {
-				err = e
-			}
-			if err != nil || s.full {
-				continue
-			}
-			r.stmt(st, in)
-		}
-		shParserPool.Put(p)
+		err := r.read(script, in)
 		if err != nil {
-			s.shellRewind(mark)
 			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
 			// An interpreter typed into (tclsh, then its code on the next
 			// lines) is not shell: scan its code conservatively.
@@ -134,6 +120,50 @@ func (s *state) shellIn(script string, env *shEnv) {
 			}
 		}
 	})
+}
+
+// read parses script and reads its statements, unless it has a syntax
+// error, which it returns, having read nothing. A long script's statements
+// are read as the parser gives them, so that each one's nodes can be
+// collected once read (the tree would be most of what the analysis holds);
+// what its first statements gave is taken back when a syntax error comes
+// later (see shellMark). A short one is parsed whole first (fewer
+// allocations).
+func (r *sh) read(script string, in *shStream) error {
+	s := r.s
+	p := shParserPool.Get().(*syntax.Parser)
+	if len(script) < arenaMinScript {
+		f, err := p.Parse(strings.NewReader(script), "")
+		shParserPool.Put(p)
+		if err != nil {
+			return err
+		}
+		for _, st := range f.Stmts {
+			if s.full {
+				break
+			}
+			r.stmt(st, in)
+		}
+		return nil
+	}
+	mark := s.shellMark()
+	var err error
+	for st, e := range p.StmtsSeq(strings.NewReader(script)) {
+		// The iterator must be drained, never left early: it yields once
+		// more after an error.
+		if e != nil {
+			err = e
+		}
+		if err != nil || s.full {
+			continue
+		}
+		r.stmt(st, in)
+	}
+	shParserPool.Put(p)
+	if err != nil {
+		s.shellRewind(mark)
+	}
+	return err
 }
 
 // shellMark is what reading a script changes in the analysis's state, as
