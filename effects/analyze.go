@@ -8,7 +8,7 @@ import (
 // Shell returns the effects of a shell script (bash syntax) run in ctx.
 func Shell(script string, ctx Context) (out []Effect) {
 	s := newState(ctx)
-	defer func() { out = s.finish(nil) }()
+	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
 	s.shell(script)
 	return s.out
@@ -18,7 +18,7 @@ func Shell(script string, ctx Context) (out []Effect) {
 // "node", "perl", "ruby", "php", "sh") run in ctx.
 func Code(lang, code string, ctx Context) (out []Effect) {
 	s := newState(ctx)
-	defer func() { out = s.finish(nil) }()
+	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
 	s.code(lang, code)
 	return s.out
@@ -49,46 +49,23 @@ func Payload(payload map[string]any, ctx Context) (out []Effect) {
 func PayloadInto(buf []Effect, payload map[string]any, ctx Context) (out []Effect) {
 	s := newState(ctx)
 	s.out = buf[:0]
-	defer func() { out = s.finish(buf) }()
+	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
 	s.payload(payload)
 	return s.out
 }
 
-// finish ends the analysis and returns its effects. Without an arena
-// (no long script was read) they are s.out as it is. With one, they are
-// copied into an array of their own (buf's when they fit), exactly sized,
-// unless they already are in buf's array; the array they were gathered in
-// and the arena's own chunks go back to arenaPool for the next analysis.
-func (s *state) finish(buf []Effect) []Effect {
-	a := s.mem
-	if a == nil {
-		return s.out
+// finish ends the analysis and returns its effects, giving the arena's
+// own chunks back to arenaPool. (The effects are left in the array they
+// were gathered in: copying them out, exactly sized, into an array of their
+// own would let that array be reused, but the copy and the clearing cost
+// more than the collector's share of a fresh one.)
+func (s *state) finish() []Effect {
+	if a := s.mem; a != nil {
+		s.mem = nil
+		a.release()
 	}
-	s.mem = nil
-	out := s.out
-	if !sameArray(out, buf) && cap(out) > 0 {
-		var res []Effect
-		switch {
-		case cap(buf) >= len(out):
-			res = buf[:len(out)]
-		default:
-			res = make([]Effect, len(out))
-		}
-		copy(res, out)
-		clear(out)
-		if cap(out) <= arenaKeepEffects && cap(out) > cap(a.out) {
-			a.out = out[:0]
-		}
-		out = res
-	}
-	a.release()
-	return out
-}
-
-// sameArray reports whether a and b share their array.
-func sameArray(a, b []Effect) bool {
-	return cap(a) > 0 && cap(b) > 0 && &a[:cap(a)][0] == &b[:cap(b)][0]
+	return s.out
 }
 
 // state is one analysis in progress: the context, how deep nested code is,

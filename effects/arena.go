@@ -25,8 +25,6 @@ type arena struct {
 	parsed chunks[shParsed]
 	// freeCalls are shell calls whose handlers have returned (takeCall).
 	freeCalls []*shCall
-	// out is an effect list kept from an earlier analysis (outScratch).
-	out []Effect
 }
 
 // arenaMinScript is the length of script from which the arena hands out
@@ -38,10 +36,7 @@ var arenaPool = sync.Pool{New: func() any { return &arena{} }}
 
 // Bounds on what a pooled arena keeps: a very long script's chunks are
 // left to the collector rather than held for the next one.
-const (
-	arenaKeepChunks  = 16
-	arenaKeepEffects = 2048
-)
+const arenaKeepChunks = 16
 
 // chunks is a list of chunks of T handed out in order; reset makes them
 // all available again, zeroed.

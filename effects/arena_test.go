@@ -7,10 +7,9 @@ import (
 	"testing"
 )
 
-// TestArenaReuseKeepsResults: the chunks and the effect array of one long
-// script's analysis are reused by the next ones (arenaPool); the effects
-// returned must not change when they are, and must be in an array of
-// their own (or in the buffer given to PayloadInto).
+// TestArenaReuseKeepsResults: the reader's chunks of one long script's
+// analysis are reused by the next ones (arenaPool); the effects returned
+// must not change when they are.
 func TestArenaReuseKeepsResults(t *testing.T) {
 	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
 	scripts := []string{
@@ -31,9 +30,6 @@ func TestArenaReuseKeepsResults(t *testing.T) {
 			for round := 0; round < 5; round++ {
 				for _, sc := range scripts {
 					got := Shell(sc, ctx)
-					if cap(got) != len(got) {
-						t.Errorf("result of %d effects has capacity %d: not its own array", len(got), cap(got))
-					}
 					b, _ := json.Marshal(got)
 					all = append(all, kept{got, string(b)})
 				}
@@ -50,13 +46,10 @@ func TestArenaReuseKeepsResults(t *testing.T) {
 	}
 	wg.Wait()
 
-	// PayloadInto: a result that fits is written into buf.
+	// PayloadInto, reusing one buffer, reads what Payload reads.
 	buf := make([]Effect, 0, 4096)
 	p := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": scripts[0]}}
 	got := PayloadInto(buf, p, ctx)
-	if len(got) == 0 || !sameArray(got, buf) {
-		t.Errorf("PayloadInto: %d effects, in buf's array: %v", len(got), sameArray(got, buf))
-	}
 	want := Payload(p, ctx)
 	if b1, _ := json.Marshal(got); string(b1) != func() string { b, _ := json.Marshal(want); return string(b) }() {
 		t.Errorf("PayloadInto and Payload differ")

@@ -86,14 +86,8 @@ func (s *state) shellIn(script string, env *shEnv) {
 			s.mem = newArena()
 		}
 		if want := min(4+len(script)/10, MaxEffects); s.out == nil || len(s.out) == 0 && cap(s.out) < want {
-			// About one effect per 10 bytes of script at most: grow once,
-			// not by doubling (and with an arena, into the array an
-			// earlier analysis gathered its effects in: see finish).
-			if a := s.mem; a != nil && cap(a.out) >= want {
-				s.out, a.out = a.out[:0], nil
-			} else {
-				s.out = make([]Effect, 0, want)
-			}
+			// About one effect per 10 bytes of script at most: grow once, not by doubling.
+			s.out = make([]Effect, 0, want)
 		}
 		// A child shell's cd does not move its parent.
 		defer func(cwd string) { s.ctx.Cwd = cwd }(s.ctx.Cwd)
