@@ -23,6 +23,10 @@ type arena struct {
 	words  chunks[sword]
 	opts   chunks[shOpt]
 	parsed chunks[shParsed]
+	// streams and fds are what flows between commands and the file
+	// descriptors of statements with redirections.
+	streams chunks[shStream]
+	fds     chunks[fdEntry]
 	// freeCalls are shell calls whose handlers have returned (takeCall).
 	freeCalls []*shCall
 }
@@ -98,6 +102,8 @@ func (a *arena) release() {
 	a.words.reset(arenaKeepChunks)
 	a.opts.reset(arenaKeepChunks)
 	a.parsed.reset(arenaKeepChunks)
+	a.streams.reset(arenaKeepChunks)
+	a.fds.reset(arenaKeepChunks)
 	if len(a.freeCalls) > 64 {
 		clear(a.freeCalls[64:])
 		a.freeCalls = a.freeCalls[:64]
@@ -153,6 +159,24 @@ func (a *arena) newParsed() *shParsed {
 		return &shParsed{}
 	}
 	return &a.parsed.take(1, 4, 64)[0]
+}
+
+// stream returns a pointer to a copy of st.
+func (a *arena) stream(st shStream) *shStream {
+	if a == nil {
+		return &st
+	}
+	p := &a.streams.take(1, 16, 256)[0]
+	*p = st
+	return p
+}
+
+// fdTable returns a table of n entries with room for more.
+func (a *arena) fdTable(n, room int) fdTable {
+	if a == nil {
+		return make(fdTable, n, room)
+	}
+	return fdTable(a.fds.take(room, 8, 256)[:n])
 }
 
 // takeCall returns a shCall to fill, one released earlier when there is
