@@ -163,10 +163,12 @@ func (a *arena) newParsed() *shParsed {
 
 // stream returns a pointer to a copy of st.
 func (a *arena) stream(st shStream) *shStream {
+	var p *shStream
 	if a == nil {
-		return &st
+		p = new(shStream) // (not &st: st would escape on every path)
+	} else {
+		p = &a.streams.take(1, 16, 256)[0]
 	}
-	p := &a.streams.take(1, 16, 256)[0]
 	*p = st
 	return p
 }
