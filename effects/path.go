@@ -14,6 +14,23 @@ func (s *state) resolve(p string) string {
 	if p == "" {
 		return ""
 	}
+	// A handler often resolves the same word twice (the effect, then the
+	// stream it feeds on): the last two results are kept.
+	for i := range s.resolved {
+		if r := &s.resolved[i]; r.in == p && r.cwd == s.ctx.Cwd && r.out != "" {
+			return r.out
+		}
+	}
+	out := s.resolveNew(p)
+	s.resolved[s.resolvedNext] = resolvedPath{in: p, cwd: s.ctx.Cwd, out: out}
+	s.resolvedNext = (s.resolvedNext + 1) % len(s.resolved)
+	return out
+}
+
+// resolvedPath is one result of state.resolve.
+type resolvedPath struct{ in, cwd, out string }
+
+func (s *state) resolveNew(p string) string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if s.ctx.Home == "" {
