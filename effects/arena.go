@@ -108,6 +108,9 @@ func (a *arena) release() {
 		clear(a.freeCalls[64:])
 		a.freeCalls = a.freeCalls[:64]
 	}
+	for _, c := range a.freeCalls {
+		*c = shCall{}
+	}
 	arenaPool.Put(a)
 }
 
@@ -194,10 +197,11 @@ func (s *state) takeCall() *shCall {
 	return &shCall{}
 }
 
-// releaseCall gives back a call whose handler has returned.
+// releaseCall gives back a call whose handler has returned. (It is
+// zeroed when the arena is released, not here: the next takeCall
+// overwrites it whole.)
 func (s *state) releaseCall(c *shCall) {
 	if a := s.mem; a != nil {
-		*c = shCall{}
 		a.freeCalls = append(a.freeCalls, c)
 	}
 }
