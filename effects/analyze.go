@@ -83,9 +83,6 @@ type state struct {
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap
 	lowerBuf  [4]lowerMap
-	// resolved are the last paths resolved (resolve).
-	resolved     [2]resolvedPath
-	resolvedNext int
 }
 
 // lowerMap is one entry of state.lowerMaps.

@@ -29,6 +29,9 @@ type arena struct {
 	fds     chunks[fdEntry]
 	// freeCalls are shell calls whose handlers have returned (takeCall).
 	freeCalls []*shCall
+	// resolved are the last paths resolved (state.resolve).
+	resolved     [2]resolvedPath
+	resolvedNext int
 }
 
 // arenaMinScript is the length of script from which the arena hands out
@@ -99,6 +102,7 @@ func newArena() *arena { return arenaPool.Get().(*arena) }
 // state must not use the arena afterwards.
 func (a *arena) release() {
 	a.strs = nil
+	a.resolved, a.resolvedNext = [2]resolvedPath{}, 0
 	a.words.reset(arenaKeepChunks)
 	a.opts.reset(arenaKeepChunks)
 	a.parsed.reset(arenaKeepChunks)

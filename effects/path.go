@@ -14,16 +14,21 @@ func (s *state) resolve(p string) string {
 	if p == "" {
 		return ""
 	}
+	a := s.mem
+	if a == nil {
+		return s.resolveNew(p)
+	}
 	// A handler often resolves the same word twice (the effect, then the
-	// stream it feeds on): the last two results are kept.
-	for i := range s.resolved {
-		if r := &s.resolved[i]; r.in == p && r.cwd == s.ctx.Cwd && r.out != "" {
+	// stream it feeds on): in a long script, the last two results are
+	// kept.
+	for i := range a.resolved {
+		if r := &a.resolved[i]; r.in == p && r.cwd == s.ctx.Cwd && r.out != "" {
 			return r.out
 		}
 	}
 	out := s.resolveNew(p)
-	s.resolved[s.resolvedNext] = resolvedPath{in: p, cwd: s.ctx.Cwd, out: out}
-	s.resolvedNext = (s.resolvedNext + 1) % len(s.resolved)
+	a.resolved[a.resolvedNext] = resolvedPath{in: p, cwd: s.ctx.Cwd, out: out}
+	a.resolvedNext = (a.resolvedNext + 1) % len(a.resolved)
 	return out
 }
 
