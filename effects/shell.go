@@ -524,8 +524,9 @@ func (r *sh) declClause(c *syntax.DeclClause) {
 			if a.Value == nil {
 				continue
 			}
-			if v, ok := plainWord(a.Value); ok {
-				// A literal option: nothing to expand again.
+			if v, ok := plainWord(a.Value); ok && !strings.Contains(v, "{") {
+				// A literal option (no braces to expand): nothing to
+				// expand again.
 				export = export || shExportFlag(v)
 				continue
 			}

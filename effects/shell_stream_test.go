@@ -72,3 +72,18 @@ func TestShellDeclExpandsOnce(t *testing.T) {
 		t.Errorf("B read after the builtin's own assignment of A:%s", shDumpEffects(got))
 	}
 }
+
+// TestShellDeclExportFlag: an option word of declare that exports only
+// once expanded (-{a..z} gives -x) still exports.
+func TestShellDeclExportFlag(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
+	for _, script := range []string{
+		`declare -x D=/etc; sh -c 'rm -rf "$D"'`,
+		`declare -{a..z} D=/etc; sh -c 'rm -rf "$D"'`,
+		`declare -rx D=/etc; sh -c 'rm -rf "$D"'`,
+	} {
+		if got := Shell(script, ctx); !shHasEffect(got, eDelR("/etc")) {
+			t.Errorf("%s: D not exported:%s", script, shDumpEffects(got))
+		}
+	}
+}
