@@ -8,11 +8,12 @@ import "sync"
 // the shell calls whose handlers have returned for reuse. Chunks double up
 // to a bound.
 //
-// What ends up in the result (argv: strs) lives as long as the result. The
-// rest (words, options, parsed command lines, calls) is the reader's own:
-// no effect can hold one (an Effect has only strings, string lists and a
-// Detail of strings), so once the analysis returns, those chunks are
-// cleared and kept in arenaPool for the next long script (release).
+// What may end up in the result (string lists: strs) lives as long as the
+// result. The rest (words, options, parsed command lines, streams, fd
+// tables, calls) is the reader's own: no effect can hold one (an Effect has
+// only strings, string lists and a Detail of strings), so once the
+// analysis returns, those chunks are cleared and kept in arenaPool for the
+// next long script (release).
 //
 // A state has an arena (state.mem) only once it reads a script of
 // arenaMinScript bytes or more; before, and on a nil arena, every request
