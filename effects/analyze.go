@@ -8,7 +8,7 @@ import (
 // Shell returns the effects of a shell script (bash syntax) run in ctx.
 func Shell(script string, ctx Context) (out []Effect) {
 	s := newState(ctx)
-	defer func() { out = s.out }()
+	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
 	s.shell(script)
 	return s.out
@@ -18,7 +18,7 @@ func Shell(script string, ctx Context) (out []Effect) {
 // "node", "perl", "ruby", "php", "sh") run in ctx.
 func Code(lang, code string, ctx Context) (out []Effect) {
 	s := newState(ctx)
-	defer func() { out = s.out }()
+	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
 	s.code(lang, code)
 	return s.out
@@ -49,9 +49,22 @@ func Payload(payload map[string]any, ctx Context) (out []Effect) {
 func PayloadInto(buf []Effect, payload map[string]any, ctx Context) (out []Effect) {
 	s := newState(ctx)
 	s.out = buf[:0]
-	defer func() { out = s.out }()
+	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
 	s.payload(payload)
+	return s.out
+}
+
+// finish ends the analysis and returns its effects, giving the arena's
+// own chunks back to arenaPool. (The effects are left in the array they
+// were gathered in: copying them out, exactly sized, into an array of their
+// own would let that array be reused, but the copy and the clearing cost
+// more than the collector's share of a fresh one.)
+func (s *state) finish() []Effect {
+	if a := s.mem; a != nil {
+		s.mem = nil
+		a.release()
+	}
 	return s.out
 }
 

@@ -14,6 +14,28 @@ func (s *state) resolve(p string) string {
 	if p == "" {
 		return ""
 	}
+	a := s.mem
+	if a == nil {
+		return s.resolveNew(p)
+	}
+	// A handler often resolves the same word twice (the effect, then the
+	// stream it feeds on): in a long script, the last two results are
+	// kept.
+	for i := range a.resolved {
+		if r := &a.resolved[i]; r.in == p && r.cwd == s.ctx.Cwd && r.out != "" {
+			return r.out
+		}
+	}
+	out := s.resolveNew(p)
+	a.resolved[a.resolvedNext] = resolvedPath{in: p, cwd: s.ctx.Cwd, out: out}
+	a.resolvedNext = (a.resolvedNext + 1) % len(a.resolved)
+	return out
+}
+
+// resolvedPath is one result of state.resolve.
+type resolvedPath struct{ in, cwd, out string }
+
+func (s *state) resolveNew(p string) string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		if s.ctx.Home == "" {

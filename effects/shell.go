@@ -82,21 +82,8 @@ func (s *state) shellIn(script string, env *shEnv) {
 			s.unknown(true, "shell script of %d bytes, longer than the %d read", len(script), MaxInput)
 			return
 		}
-		p := shParserPool.Get().(*syntax.Parser)
-		f, err := p.Parse(strings.NewReader(script), "")
-		shParserPool.Put(p)
-		if err != nil {
-			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
-			// An interpreter typed into (tclsh, then its code on the next
-			// lines) is not shell: scan its code conservatively.
-			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {
-				s.socketShellScan(path.Base(f[0]), script)
-				s.socketUploadScan(path.Base(f[0]), script)
-			}
-			return
-		}
 		if len(script) >= arenaMinScript && s.mem == nil {
-			s.mem = &arena{}
+			s.mem = newArena()
 		}
 		if want := min(4+len(script)/10, MaxEffects); s.out == nil || len(s.out) == 0 && cap(s.out) < want {
 			// About one effect per 10 bytes of script at most: grow once, not by doubling.
@@ -116,16 +103,81 @@ func (s *state) shellIn(script string, env *shEnv) {
 				r.name = env.name
 			}
 		}
-		for i, st := range f.Stmts {
+		err := r.read(script, in)
+		if err != nil {
+			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
+			// An interpreter typed into (tclsh, then its code on the next
+			// lines) is not shell: scan its code conservatively.
+			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {
+				s.socketShellScan(path.Base(f[0]), script)
+				s.socketUploadScan(path.Base(f[0]), script)
+			}
+		}
+	})
+}
+
+// read parses script and reads its statements, unless it has a syntax
+// error, which it returns, having read nothing. A long script's statements
+// are read as the parser gives them, so that each one's nodes can be
+// collected once read (the tree would be most of what the analysis holds);
+// what its first statements gave is taken back when a syntax error comes
+// later (see shellMark). A short one is parsed whole first (fewer
+// allocations).
+func (r *sh) read(script string, in *shStream) error {
+	s := r.s
+	p := shParserPool.Get().(*syntax.Parser)
+	if len(script) < arenaMinScript {
+		f, err := p.Parse(strings.NewReader(script), "")
+		shParserPool.Put(p)
+		if err != nil {
+			return err
+		}
+		for _, st := range f.Stmts {
 			if s.full {
 				break
 			}
 			r.stmt(st, in)
-			// Read: let the collector have it (a long script's tree is
-			// most of what an analysis holds).
-			f.Stmts[i] = nil
 		}
-	})
+		return nil
+	}
+	mark := s.shellMark()
+	var err error
+	for st, e := range p.StmtsSeq(strings.NewReader(script)) {
+		// The iterator must be drained, never left early: it yields once
+		// more after an error.
+		if e != nil {
+			err = e
+		}
+		if err != nil || s.full {
+			continue
+		}
+		r.stmt(st, in)
+	}
+	shParserPool.Put(p)
+	if err != nil {
+		s.shellRewind(mark)
+	}
+	return err
+}
+
+// shellMark is what reading a script changes in the analysis's state, as
+// it was before: shellRewind puts it back when the script turns out not to
+// parse.
+type shellMark struct {
+	out            int
+	steps, decodes int
+	full           bool
+	cwd            string
+}
+
+func (s *state) shellMark() shellMark {
+	return shellMark{out: len(s.out), steps: s.steps, decodes: s.decodes, full: s.full, cwd: s.ctx.Cwd}
+}
+
+func (s *state) shellRewind(m shellMark) {
+	clear(s.out[m.out:])
+	s.out = s.out[:m.out]
+	s.steps, s.decodes, s.full, s.ctx.Cwd = m.steps, m.decodes, m.full, m.cwd
 }
 
 func shShortErr(err error) string {
@@ -301,7 +353,6 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 			r.funcs[n.Value] = c.Body
 		}
 	case *syntax.DeclClause:
-		r.declRun(c)
 		r.declClause(c)
 	case *syntax.TimeClause:
 		out = r.stmt(c.Stmt, rd.stdin)
@@ -437,37 +488,50 @@ func (r *sh) forClause(c *syntax.ForClause, in *shStream) *shStream {
 	return out
 }
 
-// declRun records export, declare, local, readonly and typeset as the Run
-// of a builtin (rules see "export HISTFILE=/dev/null").
-func (r *sh) declRun(c *syntax.DeclClause) {
-	argv := []string{c.Variant.Value}
-	for _, a := range c.Args {
+// declClause reads export, declare, local, readonly and typeset. As in
+// bash, every argument is expanded first, once, and the builtin then
+// assigns (export A=1 B=$A gives B the A from before): the builtin is
+// recorded as the Run of a program (rules see "export HISTFILE=/dev/null")
+// and each NAME=value assigns the value so read. (Until 2026-11-28 each
+// value was expanded a second time for its assignment, after the earlier
+// ones: a command substitution in it was read, and recorded, twice.)
+func (r *sh) declClause(c *syntax.DeclClause) {
+	argv := make([]string, 1, len(c.Args)+1)
+	argv[0] = c.Variant.Value
+	var vals []sword // the value of c.Args[i] when it is a NAME=value
+	for i, a := range c.Args {
 		switch {
 		case a.Name == nil && a.Value != nil:
 			argv = append(argv, r.joinWord(a.Value).arg)
 		case a.Name != nil && (a.Naked || a.Value == nil && a.Array == nil):
 			argv = append(argv, a.Name.Value)
 		case a.Name != nil && a.Value != nil:
-			argv = append(argv, a.Name.Value+"="+r.joinWord(a.Value).arg)
+			v := r.joinWord(a.Value)
+			argv = append(argv, a.Name.Value+"="+v.arg)
+			if vals == nil {
+				vals = make([]sword, len(c.Args))
+			}
+			vals[i] = v
 		case a.Name != nil:
 			argv = append(argv, a.Name.Value+"=(…)")
 		}
 	}
 	r.s.add(Effect{Kind: Run, Program: c.Variant.Value, Argv: argv})
-}
-
-func (r *sh) declClause(c *syntax.DeclClause) {
 	r.cow()
 	export := c.Variant.Value == "export"
-	for _, a := range c.Args {
+	for i, a := range c.Args {
 		if a.Naked && a.Name == nil {
-			if a.Value != nil {
-				ws := r.words([]*syntax.Word{a.Value}, false)
-				for _, w := range ws {
-					if strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "x") {
-						export = true
-					}
-				}
+			if a.Value == nil {
+				continue
+			}
+			if v, ok := plainWord(a.Value); ok && !strings.Contains(v, "{") {
+				// A literal option (no braces to expand): nothing to
+				// expand again.
+				export = export || shExportFlag(v)
+				continue
+			}
+			for _, w := range r.words([]*syntax.Word{a.Value}, false) {
+				export = export || shExportFlag(w.val)
 			}
 			continue
 		}
@@ -481,8 +545,18 @@ func (r *sh) declClause(c *syntax.DeclClause) {
 			r.vars[name] = v
 			continue
 		}
+		if a.Value != nil && a.Array == nil && a.Index == nil {
+			r.assignValue(a, shAssign{name: name, val: vals[i]}, export)
+			continue
+		}
 		r.assign(a, export)
 	}
+}
+
+// shExportFlag reports an option of declare, local or typeset that
+// exports (-x, -rx, ...).
+func shExportFlag(v string) bool {
+	return strings.HasPrefix(v, "-") && strings.Contains(v, "x")
 }
 
 // shAssign is a NAME=value evaluated (its value's arg is not set when the
@@ -507,7 +581,12 @@ func (r *sh) evalAssign(a *syntax.Assign) shAssign {
 }
 
 func (r *sh) assign(a *syntax.Assign, export bool) {
-	ea := r.evalAssign(a)
+	r.assignValue(a, r.evalAssign(a), export)
+}
+
+// assignValue sets the variable of assignment a to ea, its value
+// evaluated.
+func (r *sh) assignValue(a *syntax.Assign, ea shAssign, export bool) {
 	if ea.name == "" {
 		return
 	}

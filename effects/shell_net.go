@@ -133,7 +133,7 @@ var curlOpts = shOpts("-d --data --data-binary --data-raw --data-ascii --data-ur
 
 func hCurl(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), curlOpts, false)
-	urls := append(append([]sword(nil), p.ops...), p.all("--url")...)
+	urls := append(append(c.r.s.mem.swords(len(p.ops)), p.ops...), p.all("--url")...)
 	for _, f := range p.all("-K", "--config") {
 		c.file(Read, f, nil)
 		c.r.s.unknown(false, "curl reads options from %s", f.arg)
@@ -178,7 +178,8 @@ func hCurl(c *shCall) *shStream {
 		}
 	}
 	type ep struct{ host, port, url string }
-	var eps []ep
+	var epBuf [2]ep
+	eps := epBuf[:0]
 	for _, u := range urls {
 		if h, pt, ok := c.connectURL(u); ok {
 			eps = append(eps, ep{h, pt, u.val})
@@ -226,7 +227,7 @@ func hCurl(c *shCall) *shStream {
 		return nil
 	}
 	if len(eps) > 0 {
-		return &shStream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port, prog: c.prog}
+		return c.r.s.mem.stream(shStream{kind: sNet, url: eps[0].url, host: eps[0].host, port: eps[0].port, prog: c.prog})
 	}
 	return c.filter()
 }

@@ -281,14 +281,17 @@ func (c *shCall) filter(from ...string) *shStream {
 	reads := c.in.reads()
 	var f []string
 	if n := len(from) + len(reads); n > 0 {
-		f = make([]string, 0, n)
+		f = c.r.s.mem.strings(n)[:0]
 		f = append(append(f, from...), reads...)
 	}
-	return &shStream{kind: sOutput, prog: c.prog, from: f}
+	return c.r.s.mem.stream(shStream{kind: sOutput, prog: c.prog, from: f})
 }
 
 func (c *shCall) paths(ws []sword) []string {
 	var out []string
+	if mem := c.r.s.mem; mem != nil && len(ws) > 0 {
+		out = mem.strings(len(ws))[:0]
+	}
 	for _, w := range ws {
 		if w.known && !shDevNull(w.val) {
 			out = append(out, c.r.path(w.val, false))

@@ -753,7 +753,7 @@ func (c *shCall) awkProgram(prog string) {
 
 func hJq(c *shCall) *shStream {
 	args := c.args()
-	var rest []sword
+	rest := c.r.s.mem.swords(len(args))
 	for i := 0; i < len(args); i++ {
 		if a := args[i]; a.known {
 			switch a.val {
@@ -802,7 +802,7 @@ func hEdit(c *shCall) *shStream {
 // ---- archives ----
 
 func hTar(c *shCall) *shStream {
-	args := append([]sword(nil), c.args()...)
+	args := append(c.r.s.mem.swords(len(c.ws)), c.args()...)
 	// Old style: "tar czf a.tgz dir" (the first word is a cluster without a dash).
 	if len(args) > 0 && args[0].known && args[0].val != "" && args[0].val[0] != '-' && strings.Trim(args[0].val, "AcdrtuxzjJavfpkCTOPSWlhmoZ") == "" {
 		args[0] = shLit("-" + args[0].val)
@@ -958,7 +958,7 @@ func hFind(c *shCall) *shStream {
 		}
 		i++
 	}
-	var roots []sword
+	roots := c.r.s.mem.swords(max(len(args)-i, 0))
 	for ; i < len(args); i++ {
 		a := args[i]
 		if a.known && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ")") {
@@ -1007,7 +1007,7 @@ func hFind(c *shCall) *shStream {
 			}
 		}
 	}
-	st := &shStream{kind: sOutput, prog: "find"}
+	st := c.r.s.mem.stream(shStream{kind: sOutput, prog: "find"})
 	for _, root := range roots {
 		if root.known {
 			st.from = append(st.from, c.r.path(root.val, false))

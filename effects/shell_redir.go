@@ -53,7 +53,7 @@ func (r *sh) redirs(list []*syntax.Redirect, in *shStream) redirState {
 	if len(list) == 0 && r.fds == nil {
 		return rd
 	}
-	fds := make(fdTable, len(r.fds), len(r.fds)+len(list)+1)
+	fds := r.s.mem.fdTable(len(r.fds), len(r.fds)+len(list)+1)
 	copy(fds, r.fds)
 	var sent []*shStream
 	connect := func(ns *shStream) {

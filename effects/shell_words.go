@@ -238,7 +238,7 @@ func (r *sh) expandWord(out []sword, w *syntax.Word, split bool) []sword {
 	if !globs {
 		return out
 	}
-	fields := append([]sword(nil), out[start:]...)
+	fields := append(r.s.mem.swords(len(out)-start), out[start:]...)
 	out = out[:start]
 	for _, f := range fields {
 		if f.glob && f.known {
@@ -763,7 +763,13 @@ func shGlobMatch(pat, s string) (bool, error) {
 	return re.MatchString(s), nil
 }
 
-var shPrinterPool = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.Minify(true)) }}
+// shPrinter is a printer of words with its output buffer, reused.
+type shPrinter struct {
+	p   *syntax.Printer
+	buf bytes.Buffer
+}
+
+var shPrinterPool = sync.Pool{New: func() any { return &shPrinter{p: syntax.NewPrinter(syntax.Minify(true))} }}
 
 // srcOf prints a word as written (for Argv of words not known and for
 // reasons).
@@ -774,16 +780,21 @@ func (r *sh) srcOf(w *syntax.Word) string {
 	if l := w.Lit(); l != "" {
 		return l
 	}
-	var buf bytes.Buffer
-	pr := shPrinterPool.Get().(*syntax.Printer)
-	err := pr.Print(&buf, w)
-	shPrinterPool.Put(pr)
-	if err != nil {
-		return "?"
+	pr := shPrinterPool.Get().(*shPrinter)
+	pr.buf.Reset()
+	err := pr.p.Print(&pr.buf, w)
+	b := pr.buf.Bytes()
+	var s string
+	switch {
+	case err != nil:
+		s = "?"
+	case len(b) > 200:
+		s = string(b[:200]) + "…"
+	default:
+		s = string(b)
 	}
-	s := buf.String()
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	if pr.buf.Cap() <= 4<<10 {
+		shPrinterPool.Put(pr)
 	}
 	return s
 }

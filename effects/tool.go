@@ -616,7 +616,7 @@ func (t *toolCall) scriptContent() {
 		sub.ctx.FS = nil
 		sub.via = t.s.via + ">content"
 		sub.code(lang, c)
-		for _, e := range sub.out {
+		for _, e := range sub.finish() {
 			if e.Kind == Download && e.Into() != "" && e.URL() == "" {
 				t.s.add(e)
 			}
