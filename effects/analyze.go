@@ -117,6 +117,7 @@ func (s *state) add(e Effect) {
 		e.Detail = nil // one nil for "no detail", whatever the literal said
 	}
 	s.out = append(s.out, e)
+	s.lostRead(&e)
 }
 
 // unknown records what could not be read and why; limit marks a limit of

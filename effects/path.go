@@ -5,6 +5,30 @@ import (
 	"strings"
 )
 
+// lostCwd is the working directory once a cd went to a directory not
+// known statically (cd "$DIR", cd "$(…)", popd): relative paths stay
+// relative, as with no working directory at all, but a read of one is
+// also an Unknown (lostRead), since it may name any file. No real path
+// holds a NUL byte.
+const lostCwd = "\x00"
+
+// cwd returns the working directory, "" when it is not known.
+func (s *state) cwd() string {
+	if s.ctx.Cwd == lostCwd {
+		return ""
+	}
+	return s.ctx.Cwd
+}
+
+// lostRead records, after a read effect e of a relative path once the
+// working directory is lost, that the path is not known statically.
+func (s *state) lostRead(e *Effect) {
+	if s.ctx.Cwd != lostCwd || e.Kind != Read || e.Path == "" || strings.HasPrefix(e.Path, "/") {
+		return
+	}
+	s.unknown(false, "%s: read of a path not known statically: %s (relative to a working directory not known statically)", e.Program, e.Path)
+}
+
 // resolve makes a path as the agent would see it: "~" and "~/x" use the
 // agent's home, a relative path is joined to the agent's working directory,
 // and the result is cleaned ("/a/b/../c" is "/a/c"). When the home or the
@@ -51,7 +75,7 @@ func (s *state) resolveNew(p string) string {
 		p = s.ctx.Home + "/" + rest
 	}
 	if !strings.HasPrefix(p, "/") {
-		if s.ctx.Cwd == "" {
+		if s.ctx.Cwd == "" || s.ctx.Cwd == lostCwd {
 			return path.Clean(p)
 		}
 		p = s.ctx.Cwd + "/" + p

@@ -1369,7 +1369,7 @@ func pyChdir(p *py, q string, a *pyArgs) pyVal {
 		}
 	}
 	p.unknownf("os.chdir to a directory not known before run time: %s", snippet(a.text))
-	p.s.ctx.Cwd = ""
+	p.s.ctx.Cwd = lostCwd
 	return pyVal{}
 }
 
@@ -1421,8 +1421,8 @@ func pyGetenv(p *py, q string, a *pyArgs) pyVal {
 }
 
 func pyGetcwd(p *py, q string, a *pyArgs) pyVal {
-	if p.s.ctx.Cwd != "" {
-		return pyS(p.s.ctx.Cwd)
+	if cwd := p.s.cwd(); cwd != "" {
+		return pyS(cwd)
 	}
 	return pyVal{}
 }

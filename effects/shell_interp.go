@@ -694,27 +694,28 @@ func hTrap(c *shCall) *shStream {
 func hCd(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
-		if c.r.s.ctx.Home != "" {
-			c.r.s.ctx.Cwd = c.r.s.ctx.Home
+		c.r.s.ctx.Cwd = c.r.s.ctx.Home
+		if c.r.s.ctx.Home == "" {
+			c.r.s.ctx.Cwd = lostCwd
 		}
 		return nil
 	}
 	w := p.ops[0]
 	if !w.known || w.val == "-" {
-		c.r.s.ctx.Cwd = ""
+		c.r.s.ctx.Cwd = lostCwd
 		return nil
 	}
 	d := c.r.path(w.val, false)
 	if strings.HasPrefix(d, "/") {
 		c.r.s.ctx.Cwd = d
 	} else {
-		c.r.s.ctx.Cwd = ""
+		c.r.s.ctx.Cwd = lostCwd
 	}
 	return nil
 }
 
 func hPopd(c *shCall) *shStream {
-	c.r.s.ctx.Cwd = ""
+	c.r.s.ctx.Cwd = lostCwd
 	return nil
 }
 

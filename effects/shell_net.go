@@ -579,7 +579,7 @@ func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
 	}
 	for _, s := range srcs {
 		if !s.known {
-			c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, s.arg)
+			c.unknownSource(s, dremote && dst.known)
 			continue
 		}
 		shost, spath, sremote := shRemoteSpec(s.val)
@@ -601,6 +601,20 @@ func (c *shCall) transfer(srcs []sword, dst sword, rec, del bool) {
 	if del && !dremote {
 		c.file(Delete, dst, func(e *Effect) { e.Recursive = true })
 	}
+}
+
+// unknownSource records a copy's source that is not known statically. Sent
+// to another host (toRemote), it is "source not known statically", which
+// the exfiltration pack holds; copied here (a local copy, or a download
+// when it names another host at run time), "copy from a source not known
+// statically". It returns toRemote.
+func (c *shCall) unknownSource(s sword, toRemote bool) bool {
+	if toRemote {
+		c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, s.arg)
+	} else {
+		c.r.s.unknown(false, "%s: copy from a source not known statically: %s", c.prog, s.arg)
+	}
+	return toRemote
 }
 
 func hRsync(c *shCall) *shStream {
@@ -808,7 +822,9 @@ func hObjectCopy(c *shCall) *shStream {
 	}
 	for _, s := range srcs {
 		if !s.known {
-			c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, s.arg)
+			if c.unknownSource(s, dremote) {
+				c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: dhost, Port: "443"}})
+			}
 			continue
 		}
 		shost, sremote := remote(s.val)

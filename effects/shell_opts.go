@@ -266,6 +266,10 @@ func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	if p.Detail != nil && p.Detail.isZero() {
 		p.Detail = nil // as add does
 	}
+	if s.ctx.Cwd == lostCwd {
+		e := *p
+		s.lostRead(&e)
+	}
 }
 
 func (c *shCall) files(k Kind, ws []sword, rec bool) {

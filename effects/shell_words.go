@@ -564,8 +564,8 @@ func (r *sh) lookup(name string) (string, bool) {
 		}
 		return "~", true
 	case "PWD":
-		if r.s.ctx.Cwd != "" {
-			return r.s.ctx.Cwd, true
+		if cwd := r.s.cwd(); cwd != "" {
+			return cwd, true
 		}
 	case "USER", "LOGNAME":
 		if r.s.ctx.User != "" {

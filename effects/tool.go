@@ -461,7 +461,7 @@ func (t *toolCall) workdir() {
 		t.s.ctx.Cwd = r
 	} else {
 		t.s.unknown(false, "tool %s: runs in %q, a directory not known", snippet(t.name), snippet(dirs[0]))
-		t.s.ctx.Cwd = ""
+		t.s.ctx.Cwd = lostCwd
 	}
 }
 
