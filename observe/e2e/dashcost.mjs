@@ -1,0 +1,100 @@
+// Before/after figures for bench/README.md (not part of npm test): what 5
+// dashboards watching the session the agents saturate cost the agents,
+// for several ahp binaries alternated in each round (the dashboard's
+// JavaScript is embedded in the binary, so a binary is a server and a
+// page). Each round and binary: one harness, 4 agents (bench/dashload)
+// as fast as answered for SECONDS on session max, first with no
+// dashboard, then with 5 in a browser at autogroup nice 19 (lib.mjs
+// launch({yieldCPU})). Printed per run: decisions/s, the harness's CPU
+// per decision and the browser's CPU per action per page (both from
+// /proc), and the bytes and WebSocket messages one page received per
+// action.
+//
+//	DASHLOAD_BIN=/tmp/dashload ROUNDS=3 node dashcost.mjs before=/tmp/ahp-before after=/tmp/ahp
+import { startHarness, launch, contextFor, openPage, OBSERVER, browserPids, cpuSeconds } from './lib.mjs';
+
+const seconds = Number(process.env.SECONDS || 5);
+const rounds = Number(process.env.ROUNDS || 3);
+const bins = process.argv.slice(2).map((a) => a.split('='));
+if (!bins.length) throw new Error('usage: node dashcost.mjs name=/path/to/ahp ...');
+
+async function openSession(page, id) {
+  await page.click('#nav button[data-page="sessions"]');
+  await page.waitForSelector(`tr[data-session="${id}"]`);
+  await page.click(`tr[data-session="${id}"]`);
+  await page.waitForFunction((id) => document.querySelector('#session-title')?.textContent === id, id);
+  await page.mouse.move(5, 890);
+}
+
+// Counts what a page's WebSockets receive (bytes, messages).
+const countSockets = () => {
+  window.__wsIn = { bytes: 0, msgs: 0 };
+  const Orig = window.WebSocket;
+  window.WebSocket = class extends Orig {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener('message', (ev) => { window.__wsIn.bytes += ev.data.length; window.__wsIn.msgs++; });
+    }
+  };
+};
+
+async function measure(name, bin, low) {
+  process.env.AHP_BIN = bin;
+  const h = await startHarness({ args: ['--observe-queue', '65536'] });
+  const out = [];
+  try {
+    const ctx = await contextFor(low, h.base, OBSERVER);
+    await ctx.addInitScript(countSockets);
+    await h.send(['--session', 'max', 'pre_action', JSON.stringify({ tool_name: 'bash', arguments: { command: 'true' } })]);
+    for (const n of [0, 5]) {
+      const pages = [];
+      for (let i = 0; i < n; i++) {
+        const p = await openPage(ctx, h.base);
+        await openSession(p, 'max');
+        pages.push(p);
+      }
+      const stat = (p) => p.evaluate(() => ({ applied: window.__ahpPerf.applied, ...window.__wsIn }));
+      const before = await Promise.all(pages.map(stat));
+      const pids = browserPids(low);
+      const b0 = cpuSeconds(pids);
+      const c0 = cpuSeconds([h.pid]);
+      const r = await h.load({ session: 'max', rate: 0, seconds, workers: 4 });
+      const cpu = cpuSeconds([h.pid]) - c0;
+      // The pages catch up (their CPU until then counts too).
+      for (const [i, p] of pages.entries()) {
+        await p.waitForFunction(([b, want]) => window.__ahpPerf.applied - b >= want, [before[i].applied, r.sent], { timeout: 120000, polling: 100 });
+      }
+      const bcpu = cpuSeconds(pids) - b0;
+      const after = await Promise.all(pages.map(stat));
+      const per = (k) => (n ? after.reduce((s, x, i) => s + x[k] - before[i][k], 0) / n / r.sent : 0);
+      out.push({ name, dashboards: n, perSecond: Math.round(r.perSecond), sent: r.sent, p50Ms: r.p50Ms, p99Ms: r.p99Ms,
+        harnessCpuUsPerDecision: Math.round((cpu / r.sent) * 1e6),
+        browserCpuUsPerActionPerPage: n ? Math.round((bcpu / r.sent / n) * 1e6) : 0,
+        bytesPerActionPerPage: Math.round(per('bytes')), messagesPerActionPerPage: Math.round(per('msgs') * 1000) / 1000 });
+      console.log(JSON.stringify(out.at(-1)));
+      for (const p of pages) await p.close();
+    }
+    await ctx.close();
+  } finally {
+    h.stop();
+  }
+  return out;
+}
+
+const low = await launch({ yieldCPU: true });
+const rows = [];
+try {
+  for (let r = 1; r <= rounds; r++) {
+    for (const [name, bin] of bins) rows.push(...(await measure(name, bin, low)).map((x) => ({ round: r, ...x })));
+  }
+} finally {
+  await low.close();
+}
+console.log('| round | binary | dashboards | decisions/s | of the run\'s 0 | agent p50 / p99 | harness CPU per decision | browser CPU per action per page | bytes / messages per action per page |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const x of rows) {
+  const none = rows.find((z) => z.round === x.round && z.name === x.name && z.dashboards === 0);
+  console.log(`| ${x.round} | ${x.name} | ${x.dashboards} | ${x.perSecond} | ${x.dashboards ? Math.round((x.perSecond / none.perSecond) * 100) + ' %' : ''} | ` +
+    `${x.p50Ms} / ${x.p99Ms} ms | ${x.harnessCpuUsPerDecision} µs | ${x.dashboards ? x.browserCpuUsPerActionPerPage + ' µs' : ''} | ` +
+    `${x.dashboards ? x.bytesPerActionPerPage + ' / ' + x.messagesPerActionPerPage : ''} |`);
+}
