@@ -78,7 +78,10 @@ const el = (tag, attrs = {}, ...kids) => {
 };
 // setText changes a node's text only when it differs (no layout work otherwise).
 const setText = (node, t) => { t = String(t ?? ''); if (node.textContent !== t) node.textContent = t; };
-const fmtTime = (t) => (t ? new Date(toMs(t)).toLocaleTimeString() : '');
+// One formatter for every time shown (toLocaleTimeString builds one per
+// call, which is most of the cost of drawing a row).
+const TIME_FMT = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
+const fmtTime = (t) => (t ? TIME_FMT.format(new Date(toMs(t))) : '');
 const INVISIBLE = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
 const escapeInvisible = (s) => s.replace(INVISIBLE, (c) => '\\u' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'));
 // showJSON pretty-prints a value for a human, writing invisible and
@@ -247,8 +250,14 @@ function pump() {
   const t0 = performance.now();
   const q = state.inbox;
   let i = 0;
+  state.lagFirst = state.lagLast = null;
   while (i < q.length && performance.now() - t0 < SLICE_MS) {
     try { handle(q[i++].m); } catch (e) { console.error(e); }
+  }
+  for (const e of state.lagFirst ? [state.lagLast, state.lagFirst] : []) {
+    const lag = Date.now() - toMs(e.time);
+    state.minLag = Math.min(state.minLag ?? Infinity, lag); // the clocks' offset, at best
+    state.lastLag = Math.max(state.lastLag || 0, lag - state.minLag);
   }
   state.inbox = i === q.length ? [] : q.slice(i);
   render();
@@ -334,11 +343,9 @@ function applyAction(env) {
   const ap = W.actionApproval(a);
   if (!entry && ap && (a.type === 'chat/toolCallReady' || a.type === 'chat/toolCallConfirmed')) entry = approvalEntry(ap, a);
   if (entry) {
-    if (entry.time && !entry.synthetic) {
-      const lag = Date.now() - toMs(entry.time);
-      state.minLag = Math.min(state.minLag ?? Infinity, lag); // the clocks' offset, at best
-      state.lastLag = Math.max(state.lastLag || 0, lag - state.minLag);
-    }
+    // The lag is read in pump from the oldest and the newest entry it
+    // applied (the largest and the smallest), not from every entry.
+    if (entry.time && !entry.synthetic) { state.lagFirst ??= entry; state.lagLast = entry; }
     // Two bounded lists, each numbered from its start (base counts the
     // entries cut off), so that the view can hold its place in either.
     s.all.push(entry);
@@ -426,7 +433,7 @@ function render() {
     if (d.pendingHere) { d.pendingHere = false; renderPendingHere(); }
     if (d.timeline) {
       // At most TL_MS between draws of a busy timeline: the rows in view
-      // change ten times a second, not at every frame.
+      // change four times a second, not at every frame.
       const wait = TL_MS - (performance.now() - tlView.lastUpdate);
       if (wait <= 0) { d.timeline = false; tlView.update(); } else if (!state.tlTimer) state.tlTimer = setTimeout(() => { state.tlTimer = null; schedule(); }, wait);
     }
@@ -478,7 +485,10 @@ function renderSessions() {
 // spacer. Scrolled away from the top, or paused, the rows in view stay
 // put and a note counts the new ones.
 const ROW_H = 26;
-const TL_MS = 100;
+// A busy timeline is drawn at most four times a second: each draw is a
+// layout and a paint of the rows in view, the page's largest cost under
+// load, and a person cannot read rows that change faster.
+const TL_MS = 250;
 const tlView = {
   pool: [], paused: false, showNoise: false, top: null, selected: null, lastUpdate: 0,
   init() {
