@@ -2,7 +2,7 @@
 // Plain JavaScript modules, no build step, no third-party code.
 //
 // Built to stay usable under load (docs/dashboard.md): messages are queued
-// and applied in slices of at most a few milliseconds per animation frame;
+// and applied in slices of at most a few milliseconds per task;
 // lists are patched in place (rows and cards are created once and updated,
 // never rebuilt), the timeline draws only the rows in view, and the page
 // says when it is behind or paused instead of lagging silently.
@@ -142,7 +142,9 @@ window.__ahpState = state; // for the browser tests' checks of the model
 // BATCHES asks the harness to send the messages it has queued for us
 // together as one JSON-RPC batch (an array) in one WebSocket message: a
 // browser pays per message, and a busy session sends thousands a second.
-const BATCHES = { ahp: { batchMessages: true } };
+// It also asks for lean timeline entries (no event inline: a row shows a
+// summary; the event is fetched with ahp/event when a row is opened).
+const BATCHES = { ahp: { batchMessages: true, leanTimeline: true } };
 
 function send(method, params, notify = false) {
   const msg = { jsonrpc: '2.0', method, params };
@@ -239,9 +241,12 @@ const SLICE_MS = 8;
 function schedule() {
   if (state.scheduled) return;
   state.scheduled = true;
-  requestAnimationFrame(pump);
-  // rAF does not run in a hidden tab: a timer keeps the model current.
-  setTimeout(() => { if (state.scheduled && document.hidden) pump(); }, 100);
+  // A task, not an animation frame: applying messages draws nothing by
+  // itself, and what render changes in the page asks the browser for a
+  // frame on its own; a frame requested per message cost a whole frame
+  // (style, paint, compositing) per message even when nothing changed.
+  // Timers also run in a hidden tab, where frames do not.
+  setTimeout(pump, 0);
 }
 
 function pump() {
@@ -578,8 +583,15 @@ const tlView = {
     this.pool.forEach((r) => r.tr.classList.toggle('selected', r.entry === e));
     const p = $('#payload');
     p.hidden = false;
-    p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes} bytes not inline)`;
     if (tr) tr.classList.add('selected');
+    if (e.event || !e.auditId || !e.eventBytes) { p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes || 0} bytes not inline)`; return; }
+    // A lean entry: its event comes on demand, once.
+    p.textContent = `(loading the event of ${e.eventBytes} bytes…)`;
+    const channel = state.current;
+    send('ahp/event', { channel, auditId: e.auditId }).then((r) => {
+      if (r.event) e.event = r.event;
+      if (this.selected === e && state.current === channel) p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes} bytes not inline)`;
+    }, () => { if (this.selected === e) p.textContent = `(event of ${e.eventBytes} bytes not inline)`; });
   },
 };
 

@@ -336,7 +336,7 @@ test('paused and behind are shown, not hidden; a clicked event opens in view', a
   await row.click();
   const box = await page.locator('#payload').boundingBox();
   assert.ok(box && box.y >= 0 && box.y < 900, `the event opens at y=${box && box.y}`);
-  assert.match(await page.textContent('#payload'), /echo load/);
+  await page.waitForFunction(() => /echo load/.test(document.querySelector('#payload').textContent), null, { timeout: 5000 });
   // A main thread held for 1.5 s leaves a backlog: the badge says so.
   await page.evaluate(() => {
     window.__connSeen = [];
