@@ -365,6 +365,7 @@ function applyAction(env) {
       s.quiet = s.quiet.slice(cut); s.quietBase += cut;
     }
     state.dirty.timeline = true;
+    tlView.fresh++;
   }
   if (a.type === 'session/inputNeededSet') { s.inputNeeded = [...s.inputNeeded.filter((r) => r.id !== a.request.id), a.request]; state.dirty.pendingHere = true; }
   if (a.type === 'session/inputNeededRemoved') { s.inputNeeded = s.inputNeeded.filter((r) => r.id !== a.id); state.dirty.pendingHere = true; }
@@ -437,9 +438,11 @@ function render() {
     if (d.sessions) { d.sessions = false; renderSessions(); }
     if (d.pendingHere) { d.pendingHere = false; renderPendingHere(); }
     if (d.timeline) {
-      // At most TL_MS between draws of a busy timeline: the rows in view
-      // change four times a second, not at every frame.
-      const wait = TL_MS - (performance.now() - tlView.lastUpdate);
+      // At least TL_MS between draws of a busy timeline (TL_FLOOD_MS in a
+      // flood): the rows in view change a few times a second, not at
+      // every message.
+      const every = tlView.fresh > FLOOD_ROWS ? TL_FLOOD_MS : TL_MS;
+      const wait = every - (performance.now() - tlView.lastUpdate);
       if (wait <= 0) { d.timeline = false; tlView.update(); } else if (!state.tlTimer) state.tlTimer = setTimeout(() => { state.tlTimer = null; schedule(); }, wait);
     }
     if (d.runs) { d.runs = false; renderRuns(); }
@@ -490,12 +493,16 @@ function renderSessions() {
 // spacer. Scrolled away from the top, or paused, the rows in view stay
 // put and a note counts the new ones.
 const ROW_H = 26;
-// A busy timeline is drawn at most four times a second: each draw is a
-// layout and a paint of the rows in view, the page's largest cost under
-// load, and a person cannot read rows that change faster.
-const TL_MS = 250;
+// A busy timeline is drawn at most ten times a second, and in a flood
+// (more than FLOOD_ROWS new entries since the last draw: about 1,000 a
+// second) four times: each draw is a layout and a paint of the rows in
+// view, the page's largest cost under load, and rows that change faster
+// than that cannot be read anyway.
+const TL_MS = 100;
+const TL_FLOOD_MS = 250;
+const FLOOD_ROWS = 100;
 const tlView = {
-  pool: [], paused: false, showNoise: false, top: null, selected: null, lastUpdate: 0,
+  pool: [], paused: false, showNoise: false, top: null, selected: null, lastUpdate: 0, fresh: 0,
   init() {
     this.box = $('#timeline-box');
     this.table = $('#timeline tbody');
@@ -514,6 +521,7 @@ const tlView = {
   update() {
     const s = state.session;
     this.lastUpdate = performance.now();
+    this.fresh = 0; // entries applied since this draw
     if (!s) { this.top = null; this.draw(); return; }
     const arr = this.showNoise ? s.all : s.quiet, base = this.showNoise ? s.allBase : s.quietBase;
     const newest = base + arr.length - 1;
