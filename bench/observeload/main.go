@@ -49,7 +49,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "how many times to repeat every count and binary")
 	stuck := flag.Bool("stuck", true, "make the first observer of each run one that never reads")
 	profile := flag.String("cpuprofile", "", "a directory: ahp serve writes a CPU profile of each run there")
-	batch := flag.Bool("batch", false, "observers ask for batches (_meta.ahp.batchMessages), as the dashboard does")
+	batch := flag.Bool("batch", false, "observers ask, as the dashboard does, for batches and lean timeline entries (_meta.ahp.batchMessages, leanTimeline)")
 	flag.Parse()
 	ns := []int{0, *observers}
 	if *counts != "" {
@@ -161,7 +161,7 @@ func run(name, bin string, observers, events, agents int, stuck, batch bool, pro
 		init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
 			"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"}, "clientId": fmt.Sprint("bench-", i),
 			"initialSubscriptions": []string{"ahp-root://", "ahp-session:/bench"},
-			"_meta":                map[string]any{"ahp": map[string]any{"batchMessages": batch}}}})
+			"_meta":                map[string]any{"ahp": map[string]any{"batchMessages": batch, "leanTimeline": batch}}}})
 		check(ws.Write(ctx, websocket.MessageText, init))
 		if i == 0 && stuck {
 			continue // the stuck observer: never reads

@@ -5,7 +5,7 @@
 // page). Each round and binary: one harness, 4 agents (bench/dashload)
 // as fast as answered for SECONDS on session max, first with no
 // dashboard, then with 5 in a browser at autogroup nice 19 (lib.mjs
-// launch({yieldCPU})). Printed per run: decisions/s, the harness's CPU
+// launch({yieldCPU}); LOW=0: normal priority; RATE=n: paced agents). Printed per run: decisions/s, the harness's CPU
 // per decision and the browser's CPU per action per page (both from
 // /proc), and the bytes and WebSocket messages one page received per
 // action.
@@ -14,6 +14,11 @@
 import { startHarness, launch, contextFor, openPage, OBSERVER, browserPids, cpuSeconds } from './lib.mjs';
 
 const seconds = Number(process.env.SECONDS || 5);
+// RATE paces the agents (events/s; 0: as fast as answered) and LOW=0 runs
+// the browser at normal priority: together, the browser's CPU per action
+// in a steady state, apart from the starving of a low-priority browser.
+const rate = Number(process.env.RATE || 0);
+const low = process.env.LOW !== '0';
 const rounds = Number(process.env.ROUNDS || 3);
 const bins = process.argv.slice(2).map((a) => a.split('='));
 if (!bins.length) throw new Error('usage: node dashcost.mjs name=/path/to/ahp ...');
@@ -38,12 +43,12 @@ const countSockets = () => {
   };
 };
 
-async function measure(name, bin, low) {
+async function measure(name, bin, browser) {
   process.env.AHP_BIN = bin;
   const h = await startHarness({ args: ['--observe-queue', '65536'] });
   const out = [];
   try {
-    const ctx = await contextFor(low, h.base, OBSERVER);
+    const ctx = await contextFor(browser, h.base, OBSERVER);
     await ctx.addInitScript(countSockets);
     await h.send(['--session', 'max', 'pre_action', JSON.stringify({ tool_name: 'bash', arguments: { command: 'true' } })]);
     for (const n of [0, 5]) {
@@ -55,10 +60,10 @@ async function measure(name, bin, low) {
       }
       const stat = (p) => p.evaluate(() => ({ applied: window.__ahpPerf.applied, ...window.__wsIn }));
       const before = await Promise.all(pages.map(stat));
-      const pids = browserPids(low);
+      const pids = browserPids(browser);
       const b0 = cpuSeconds(pids);
       const c0 = cpuSeconds([h.pid]);
-      const r = await h.load({ session: 'max', rate: 0, seconds, workers: 4 });
+      const r = await h.load({ session: 'max', rate, seconds, workers: 4 });
       const cpu = cpuSeconds([h.pid]) - c0;
       // The pages catch up (their CPU until then counts too).
       for (const [i, p] of pages.entries()) {
@@ -81,14 +86,14 @@ async function measure(name, bin, low) {
   return out;
 }
 
-const low = await launch({ yieldCPU: true });
+const browser = await launch({ yieldCPU: low });
 const rows = [];
 try {
   for (let r = 1; r <= rounds; r++) {
-    for (const [name, bin] of bins) rows.push(...(await measure(name, bin, low)).map((x) => ({ round: r, ...x })));
+    for (const [name, bin] of bins) rows.push(...(await measure(name, bin, browser)).map((x) => ({ round: r, ...x })));
   }
 } finally {
-  await low.close();
+  await browser.close();
 }
 console.log('| round | binary | dashboards | decisions/s | of the run\'s 0 | agent p50 / p99 | harness CPU per decision | browser CPU per action per page | bytes / messages per action per page |');
 console.log('|---|---|---|---|---|---|---|---|---|');

@@ -181,11 +181,13 @@ test('event-to-screen latency at 50, 200 and 500 events/s', async () => {
 // runs move by a third on a loaded machine). The bound is on the median,
 // over rounds, of each 5-dashboard run's rate over its round's
 // 0-dashboard rate.
-// The aim is no loss at all; on a quiet 2-core machine 5 low-priority
-// dashboards on the saturated session still cost 29 % (CI run of
-// 2026-11-28 04:45, bench/README.md), so this bound guards against a
-// regression (observers holding agents up) rather than stating the aim.
-const BOUND = 0.5; // 5 low-priority dashboards watching the busy session may cost at most 50 %
+// The bound states the aim, observers do not slow agents: 5 dashboards
+// watching the saturated session cost the agents at most 10 %. Before the
+// batch pacing, lean entries and the page's cheaper drawing they cost 29 %
+// on a quiet 2-core machine (CI run of 2026-11-28 04:45); after, 3–8 % on
+// a loaded one, where the same 5 pages at normal priority now also keep up
+// and cost 7 % (bench/README.md, "Observers that do not slow agents").
+const BOUND = 0.1; // 5 low-priority dashboards watching the busy session may cost at most 10 %
 const CATALOGUE_BOUND = 0.2; // 5 on the catalogue only: at most 20 %
 const BOUND_ROUNDS = 3;
 const MAX_ROUNDS = 6;
@@ -256,8 +258,10 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
     figures.decisionsPerSecond = rows;
     const rate = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.perSecond));
     const cpuUs = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs));
+    // The harness's own CPU per decision against its round's with none (recorded, not bounded: it moves with the machine's load).
+    const cpuRatio = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs / rows.find((z) => z.round === r.round && z.dashboards === 0).serverCpuPerDecisionUs));
     figures.decisionsPerSecondSummary = Object.fromEntries(configs.map(([, , , w]) => [w, { perSecond: rate(w), serverCpuPerDecisionUs: cpuUs(w),
-      ratioToNone: w === 'none' ? 1 : Math.round(ratio(w) * 1000) / 1000 }]));
+      ratioToNone: w === 'none' ? 1 : Math.round(ratio(w) * 1000) / 1000, cpuRatioToNone: Math.round(cpuRatio(w) * 1000) / 1000 }]));
     figures.decisionsPerSecondSummary.bound = BOUND;
     console.log('decisions/s: ' + JSON.stringify(figures.decisionsPerSecondSummary));
     assert.ok(ratio('session, low priority') >= 1 - BOUND,
