@@ -36,7 +36,8 @@ type observer struct {
 	p       *transport.Principal // nil when not authenticated
 	authErr *rpcError            // why p is nil, or why it may not observe
 	q       chan outMsg
-	cork    *corkConn // batches the writes of several messages into one
+	kick    chan struct{} // an answer to a request waits in q: do not pace (1 slot)
+	cork    *corkConn     // batches the writes of several messages into one
 	// arrays: the client asked (initialize or reconnect with
 	// _meta.ahp.batchMessages) for the messages queued together to come
 	// as one JSON-RPC batch, a JSON array, in one WebSocket message
@@ -97,8 +98,15 @@ func (o *observer) enqueue(m outMsg) {
 	o.queue(m)
 }
 
-// send queues b without taking h.mu (answers that need no ordering).
-func (o *observer) send(b []byte) { o.queue(outMsg{b: b}) }
+// send queues b without taking h.mu (answers that need no ordering). An
+// answer is never held back by the pacing of batches: it ends the wait.
+func (o *observer) send(b []byte) {
+	o.queue(outMsg{b: b})
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+}
 
 func (o *observer) queue(m outMsg) {
 	select {
@@ -163,8 +171,14 @@ const arrayPace = 50 * time.Millisecond
 // paceArrays waits, for a client that asked for batches and was written
 // to less than arrayPace ago, until arrayPace has passed since then, or
 // until its queue is half full (so that pacing never makes it overflow),
-// or until the connection ends.
+// or until an answer to one of its requests is queued (a person waits for
+// it), or until the connection ends.
 func (o *observer) paceArrays(last time.Time) {
+	select {
+	case <-o.kick: // an answer queued since the last write goes out now
+		return
+	default:
+	}
 	for {
 		wait := arrayPace - time.Since(last)
 		if wait <= 0 || len(o.q) >= cap(o.q)/2 {
@@ -172,6 +186,8 @@ func (o *observer) paceArrays(last time.Time) {
 		}
 		select {
 		case <-time.After(min(wait, arrayPace/5)):
+		case <-o.kick:
+			return
 		case <-o.failed:
 			return
 		case <-o.done:

@@ -117,7 +117,7 @@ func (r *recordedJSON) lean() []byte {
 // is not valid JSON.
 func appendCompactEvent(b, ev []byte) ([]byte, bool) {
 	buf := bytes.NewBuffer(b)
-	if bytes.IndexAny(ev, "<>&\u2028\u2029") < 0 {
+	if !bytes.ContainsAny(ev, "<>&\u2028\u2029") {
 		if json.Compact(buf, ev) != nil {
 			return b, false
 		}
