@@ -117,7 +117,7 @@ func (r *recordedJSON) lean() []byte {
 // is not valid JSON.
 func appendCompactEvent(b, ev []byte) ([]byte, bool) {
 	buf := bytes.NewBuffer(b)
-	if !bytes.ContainsAny(ev, "<>&\u2028\u2029") {
+	if !needsHTMLEscape(ev) {
 		if json.Compact(buf, ev) != nil {
 			return b, false
 		}
@@ -129,6 +129,19 @@ func appendCompactEvent(b, ev []byte) ([]byte, bool) {
 	}
 	json.HTMLEscape(buf, tmp.Bytes())
 	return buf.Bytes(), true
+}
+
+// needsHTMLEscape reports whether ev may hold what encoding/json escapes
+// in a RawMessage: <, >, & or U+2028/U+2029 (any 0xE2 byte counts: the
+// first byte of those two, and of some other characters, which then take
+// the slower way to the same bytes).
+func needsHTMLEscape(ev []byte) bool {
+	for _, c := range ev {
+		if c == '<' || c == '>' || c == '&' || c == 0xE2 {
+			return true
+		}
+	}
+	return false
 }
 
 func appendOptString(b []byte, key, s string) []byte {

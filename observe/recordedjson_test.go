@@ -28,6 +28,7 @@ func TestEncodeRecordedMatchesEncodingJSON(t *testing.T) {
 		{AuditID: 1, Time: t0, LatencyMs: 123456.789, Event: json.RawMessage(`"a string event"`), EventBytes: 16},
 		{AuditID: 1, Time: t0, LatencyMs: math.Copysign(0, -1), Redacted: []string{}},
 		{AuditID: 1, Time: t0, LatencyMs: 2.5e-300},
+		{AuditID: 1, Time: t0, Event: json.RawMessage("{\"a\": \"\u2026 \u2028 \u2029 é\"}"), EventBytes: 20},
 	}
 	for i, e := range cases {
 		for _, ch := range []string{SessionChannel("s"), SessionChannel("a b/ü")} {
