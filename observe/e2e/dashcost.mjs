@@ -11,7 +11,8 @@
 // action.
 //
 //	DASHLOAD_BIN=/tmp/dashload ROUNDS=3 node dashcost.mjs before=/tmp/ahp-before after=/tmp/ahp
-import { startHarness, launch, contextFor, openPage, OBSERVER, browserPids, cpuSeconds } from './lib.mjs';
+import { chromium } from 'playwright-core';
+import { startHarness, launch, launchUnattached, contextFor, openPage, login, OBSERVER, browserPids, cpuSeconds } from './lib.mjs';
 
 const seconds = Number(process.env.SECONDS || 5);
 // RATE paces the agents (events/s; 0: as fast as answered) and LOW=0 runs
@@ -19,6 +20,15 @@ const seconds = Number(process.env.SECONDS || 5);
 // in a steady state, apart from the starving of a low-priority browser.
 const rate = Number(process.env.RATE || 0);
 const low = process.env.LOW !== '0';
+// DETACH=1: the dashboards' browser runs with no driver attached during
+// the load (lib.mjs launchUnattached): Playwright copies every WebSocket
+// message of its pages to this Node process otherwise.
+const detach = process.env.DETACH === '1';
+// COUNTS: the dashboard counts to run (default 0,5); PROFILE=dir: each
+// harness writes a CPU profile there (name-round.pprof, all its counts).
+const counts = (process.env.COUNTS || '0,5').split(',').map(Number);
+const profile = process.env.PROFILE || '';
+let round = 0;
 const rounds = Number(process.env.ROUNDS || 3);
 const bins = process.argv.slice(2).map((a) => a.split('='));
 if (!bins.length) throw new Error('usage: node dashcost.mjs name=/path/to/ahp ...');
@@ -45,14 +55,24 @@ const countSockets = () => {
 
 async function measure(name, bin, browser) {
   process.env.AHP_BIN = bin;
-  const h = await startHarness({ args: ['--observe-queue', '65536'] });
+  const h = await startHarness({ args: ['--observe-queue', '65536', ...(profile ? ['--cpuprofile', `${profile}/${name}-${round}.pprof`] : [])] });
   const out = [];
   try {
-    const ctx = await contextFor(browser, h.base, OBSERVER);
-    await ctx.addInitScript(countSockets);
+    let ctx;
+    if (detach) {
+      browser.cdp = await chromium.connectOverCDP(browser.endpoint);
+      ctx = browser.cdp.contexts()[0];
+      await ctx.addInitScript(countSockets);
+      const p = await ctx.newPage();
+      await login(p, h.base, OBSERVER);
+      await p.close();
+    } else {
+      ctx = await contextFor(browser, h.base, OBSERVER);
+      await ctx.addInitScript(countSockets);
+    }
     await h.send(['--session', 'max', 'pre_action', JSON.stringify({ tool_name: 'bash', arguments: { command: 'true' } })]);
-    for (const n of [0, 5]) {
-      const pages = [];
+    for (const n of counts) {
+      let pages = [];
       for (let i = 0; i < n; i++) {
         const p = await openPage(ctx, h.base);
         await openSession(p, 'max');
@@ -60,36 +80,46 @@ async function measure(name, bin, browser) {
       }
       const stat = (p) => p.evaluate(() => ({ applied: window.__ahpPerf.applied, ...window.__wsIn }));
       const before = await Promise.all(pages.map(stat));
+      if (detach && n) await browser.cdp.close(); // the pages go on, with no driver attached
       const pids = browserPids(browser);
       const b0 = cpuSeconds(pids);
+      const n0 = process.cpuUsage();
       const c0 = cpuSeconds([h.pid]);
       const r = await h.load({ session: 'max', rate, seconds, workers: 4 });
       const cpu = cpuSeconds([h.pid]) - c0;
+      if (detach && n) {
+        browser.cdp = await chromium.connectOverCDP(browser.endpoint);
+        ctx = browser.cdp.contexts()[0];
+        pages = ctx.pages().filter((p) => p.url().startsWith(h.base));
+      }
       // The pages catch up (their CPU until then counts too).
       for (const [i, p] of pages.entries()) {
         await p.waitForFunction(([b, want]) => window.__ahpPerf.applied - b >= want, [before[i].applied, r.sent], { timeout: 120000, polling: 100 });
       }
       const bcpu = cpuSeconds(pids) - b0;
+      const nu = process.cpuUsage(n0); // this Node process: Playwright's end of the DevTools pipe
       const after = await Promise.all(pages.map(stat));
       const per = (k) => (n ? after.reduce((s, x, i) => s + x[k] - before[i][k], 0) / n / r.sent : 0);
       out.push({ name, dashboards: n, perSecond: Math.round(r.perSecond), sent: r.sent, p50Ms: r.p50Ms, p99Ms: r.p99Ms,
         harnessCpuUsPerDecision: Math.round((cpu / r.sent) * 1e6),
         browserCpuUsPerActionPerPage: n ? Math.round((bcpu / r.sent / n) * 1e6) : 0,
+        driverCpuUsPerActionPerPage: n ? Math.round(((nu.user + nu.system) / r.sent / n)) : 0,
         bytesPerActionPerPage: Math.round(per('bytes')), messagesPerActionPerPage: Math.round(per('msgs') * 1000) / 1000 });
       console.log(JSON.stringify(out.at(-1)));
       for (const p of pages) await p.close();
     }
-    await ctx.close();
+    if (detach) await browser.cdp.close(); else await ctx.close();
   } finally {
     h.stop();
   }
   return out;
 }
 
-const browser = await launch({ yieldCPU: low });
+const browser = detach ? await launchUnattached({ yieldCPU: low }) : await launch({ yieldCPU: low });
 const rows = [];
 try {
   for (let r = 1; r <= rounds; r++) {
+    round = r;
     for (const [name, bin] of bins) rows.push(...(await measure(name, bin, browser)).map((x) => ({ round: r, ...x })));
   }
 } finally {
@@ -98,8 +128,9 @@ try {
 console.log('| round | binary | dashboards | decisions/s | of the run\'s 0 | agent p50 / p99 | harness CPU per decision | browser CPU per action per page | bytes / messages per action per page |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const x of rows) {
-  const none = rows.find((z) => z.round === x.round && z.name === x.name && z.dashboards === 0);
+  const none = rows.find((z) => z.round === x.round && z.name === x.name && z.dashboards === 0) || x;
   console.log(`| ${x.round} | ${x.name} | ${x.dashboards} | ${x.perSecond} | ${x.dashboards ? Math.round((x.perSecond / none.perSecond) * 100) + ' %' : ''} | ` +
     `${x.p50Ms} / ${x.p99Ms} ms | ${x.harnessCpuUsPerDecision} µs | ${x.dashboards ? x.browserCpuUsPerActionPerPage + ' µs' : ''} | ` +
     `${x.dashboards ? x.bytesPerActionPerPage + ' / ' + x.messagesPerActionPerPage : ''} |`);
 }
+process.exit(0);
