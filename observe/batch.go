@@ -22,26 +22,33 @@ import (
 type clientMeta struct {
 	AHP struct {
 		BatchMessages bool `json:"batchMessages"`
+		LeanTimeline  bool `json:"leanTimeline"`
 	} `json:"ahp"`
 }
 
 // maxArrayBytes bounds the size of one batch; a batch stops growing once
 // it reaches it (one message, itself bounded, may go beyond).
-const maxArrayBytes = 256 << 10
+// maxArrayMessages bounds the messages of one batch: what arrives in
+// arrayPace at several thousand actions a second.
+const (
+	maxArrayBytes    = 512 << 10
+	maxArrayMessages = 2048
+)
 
-// writeArray writes m and what else is queued (up to maxBatch messages
+// writeArray writes m and what else is queued (up to maxArrayMessages messages
 // and about maxArrayBytes) as one WebSocket message: a JSON array of
 // them, or m alone when nothing else waits.
 func (o *observer) writeArray(ctx context.Context, m outMsg) error {
-	first := m.bytes()
+	lean := o.lean.Load()
+	first := m.bytes(lean)
 	buf := append(o.arrBuf[:0], '[')
 	buf = append(buf, first...)
 	n := 1
 more:
-	for n < maxBatch && len(buf) < maxArrayBytes {
+	for n < maxArrayMessages && len(buf) < maxArrayBytes {
 		select {
 		case next := <-o.q:
-			buf = append(append(buf, ','), next.bytes()...)
+			buf = append(append(buf, ','), next.bytes(lean)...)
 			n++
 		default:
 			break more

@@ -1,12 +1,15 @@
 package observe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // A client that asks for batches (_meta.ahp.batchMessages) and is behind
@@ -83,4 +86,89 @@ func TestObserverAskingForBatchesGetsArrays(t *testing.T) {
 			t.Fatalf("%d actions came in %d WebSocket messages (%d arrays); want batches, at most %d messages", n, messages, arrays, n/5)
 		}
 	}
+}
+
+// A client that asked for batches is written to about once every
+// arrayPace while actions keep coming, whatever their rate: 600 ms of an
+// action every millisecond comes in a few arrays, every action in order;
+// an answer to a request is not held back by the pacing.
+func TestBatchClientIsPaced(t *testing.T) {
+	hub, _, url := limitsServerOn(t, Options{}, func(l net.Listener) net.Listener { return l })
+	hub.Recorded(fanoutPreAction(1, "s"))
+	c, _ := dialObserve(t, url, true, nil)
+	if _, e := rpc(t, c, 1, "initialize", map[string]any{"channel": RootChannel, "protocolVersions": []string{"1.0.0"},
+		"clientId": "paced", "initialSubscriptions": []string{SessionChannel("s")},
+		"_meta": map[string]any{"ahp": map[string]any{"batchMessages": true}}}); e != nil {
+		t.Fatalf("initialize: %+v", e)
+	}
+	const n = 600
+	go func() {
+		for i := range int64(n) {
+			hub.Recorded(fanoutPreAction(2+i, "s"))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	messages, got := 0, 0
+	var last uint64
+	for got < n {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("after %d actions: %v", got, err)
+		}
+		messages++
+		batch := []json.RawMessage{b}
+		if b[0] == '[' {
+			if err := json.Unmarshal(b, &batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, one := range batch {
+			var m struct {
+				Params struct {
+					ServerSeq uint64 `json:"serverSeq"`
+					Action    struct {
+						Type string `json:"type"`
+					} `json:"action"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(one, &m) != nil || m.Params.Action.Type != "ahp/recorded" {
+				continue
+			}
+			if m.Params.ServerSeq <= last {
+				t.Fatalf("serverSeq %d after %d", m.Params.ServerSeq, last)
+			}
+			last = m.Params.ServerSeq
+			got++
+		}
+	}
+	// 600 ms (longer on a loaded machine, with as many fewer messages)
+	// paced at 50 ms is about 12 writes; unpaced it was one per ~10 ms.
+	if messages > 30 {
+		t.Fatalf("%d actions came in %d WebSocket messages; want at most 30 (one per %v)", n, messages, arrayPace)
+	}
+	// An answer goes out at once, paced or not.
+	go func() {
+		for i := range int64(200) {
+			hub.Recorded(fanoutPreAction(1000+i, "s"))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	time.Sleep(20 * time.Millisecond)
+	t0 := time.Now()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "ping"})
+	if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(`"id":9`)) {
+			break
+		}
+	}
+	t.Logf("%d actions in %d messages; ping answered in %v", n, messages, time.Since(t0))
 }

@@ -73,7 +73,7 @@ func TestPublishQueuesOneSharedActionEncodedOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([][]byte, len(obs))
 	for i, o := range obs {
-		wg.Go(func() { got[i] = (<-o.q).bytes() })
+		wg.Go(func() { got[i] = (<-o.q).bytes(false) })
 	}
 	wg.Wait()
 	for i := range got {

@@ -299,7 +299,7 @@ func (h *Handler) serveObserve(w http.ResponseWriter, r *http.Request) {
 		hub.unreserve(authed)
 		return // Accept wrote the HTTP error
 	}
-	ob := &observer{h: hub, ws: ws, cork: dc.cork, p: p, authErr: authErr, q: make(chan outMsg, hub.o.QueueSize),
+	ob := &observer{h: hub, ws: ws, cork: dc.cork, p: p, authErr: authErr, q: make(chan outMsg, hub.o.QueueSize), kick: make(chan struct{}, 1),
 		failed: make(chan struct{}), done: make(chan struct{}), subs: map[string]bool{}}
 	hub.mu.Lock()
 	hub.observers[ob] = struct{}{}

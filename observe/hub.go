@@ -98,6 +98,26 @@ type shared struct {
 	action  map[string]any // a root action, built already
 	params  json.RawMessage
 	data    []byte
+	// data[evFrom:evTo] is an ahp/recorded entry's event member, which
+	// lean leaves out (recordedjson.go).
+	evFrom, evTo int
+	leanOnce     sync.Once
+	leanData     []byte
+}
+
+// lean returns the notification as a client that asked for lean
+// timeline entries gets it: an ahp/recorded entry without its event,
+// any other action as get returns it.
+func (a *shared) lean() []byte {
+	a.once.Do(a.encode)
+	if a.evFrom == a.evTo {
+		return a.data
+	}
+	a.leanOnce.Do(func() {
+		r := recordedJSON{data: a.data, evFrom: a.evFrom, evTo: a.evTo}
+		a.leanData = r.lean()
+	})
+	return a.leanData
 }
 
 // get returns the action envelope and the whole notification, encoding
@@ -108,6 +128,13 @@ func (a *shared) get() (params json.RawMessage, data []byte) {
 }
 
 func (a *shared) encode() {
+	if o := &a.op; a.action == nil && o.kind == opRecorded && o.entry != nil && o.origin == nil {
+		if r, ok := encodeRecorded(a.channel, o.entry, a.seq); ok {
+			a.params, a.data, a.evFrom, a.evTo = r.params, r.data, r.evFrom, r.evTo
+			a.op = op{}
+			return
+		}
+	}
 	action := a.action
 	if action == nil {
 		action = a.op.build(a.session)

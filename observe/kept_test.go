@@ -46,7 +46,7 @@ func reconnectType(t *testing.T, h *Hub, ch string, lastSeen uint64) (string, in
 			Actions []json.RawMessage `json:"actions"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal((<-o.q).bytes(), &res); err != nil {
+	if err := json.Unmarshal((<-o.q).bytes(false), &res); err != nil {
 		t.Fatal(err)
 	}
 	h.mu.Lock()

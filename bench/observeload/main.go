@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -48,6 +49,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "how many times to repeat every count and binary")
 	stuck := flag.Bool("stuck", true, "make the first observer of each run one that never reads")
 	profile := flag.String("cpuprofile", "", "a directory: ahp serve writes a CPU profile of each run there")
+	batch := flag.Bool("batch", false, "observers ask, as the dashboard does, for batches and lean timeline entries (_meta.ahp.batchMessages, leanTimeline)")
 	flag.Parse()
 	ns := []int{0, *observers}
 	if *counts != "" {
@@ -67,8 +69,8 @@ func main() {
 			bs = append(bs, binary{name, path})
 		}
 	}
-	fmt.Println("| binary | observers | events | agents | p50 | p95 | p99 | max | events/s | server CPU per event |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| binary | observers | events | agents | p50 | p95 | p99 | max | events/s | server CPU per event | bytes per event per observer | WebSocket messages per event per observer |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for r := range *rounds {
 		for _, n := range ns {
 			for _, b := range bs {
@@ -76,7 +78,7 @@ func main() {
 				if *profile != "" {
 					prof = filepath.Join(*profile, fmt.Sprintf("%s-%d-%d.pprof", b.name, n, r))
 				}
-				run(b.name, b.path, n, *events, *agents, *stuck, prof)
+				run(b.name, b.path, n, *events, *agents, *stuck, *batch, prof)
 			}
 		}
 	}
@@ -103,7 +105,7 @@ func cpuTime(pid int) time.Duration {
 	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
-func run(name, bin string, observers, events, agents int, stuck bool, prof string) {
+func run(name, bin string, observers, events, agents int, stuck, batch bool, prof string) {
 	dir, err := os.MkdirTemp("", "observeload-")
 	check(err)
 	defer os.RemoveAll(dir)
@@ -147,17 +149,24 @@ func run(name, bin string, observers, events, agents int, stuck bool, prof strin
 	time.Sleep(300 * time.Millisecond) // the handshakes create the session
 	stop := make(chan struct{})
 	var owg sync.WaitGroup
+	// What the reading observers got while the agents ran: bytes and
+	// WebSocket messages (counting starts with the agents).
+	var counting atomic.Bool
+	var gotBytes, gotMsgs atomic.Int64
+	readers := 0
 	for i := range observers {
 		ws, _, err := websocket.Dial(ctx, "ws://"+admin+"/observe", &websocket.DialOptions{HTTPHeader: http.Header{"X-Api-Key": {observerKey}}})
 		check(err)
 		ws.SetReadLimit(64 << 20)
 		init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
 			"channel": "ahp-root://", "protocolVersions": []string{"1.0.0"}, "clientId": fmt.Sprint("bench-", i),
-			"initialSubscriptions": []string{"ahp-root://", "ahp-session:/bench"}}})
+			"initialSubscriptions": []string{"ahp-root://", "ahp-session:/bench"},
+			"_meta":                map[string]any{"ahp": map[string]any{"batchMessages": batch, "leanTimeline": batch}}}})
 		check(ws.Write(ctx, websocket.MessageText, init))
 		if i == 0 && stuck {
 			continue // the stuck observer: never reads
 		}
+		readers++
 		owg.Go(func() {
 			for {
 				select {
@@ -166,13 +175,20 @@ func run(name, bin string, observers, events, agents int, stuck bool, prof strin
 					return
 				default:
 				}
-				if _, _, err := ws.Read(ctx); err != nil {
+				_, b, err := ws.Read(ctx)
+				if err != nil {
 					return
+				}
+				if counting.Load() {
+					gotBytes.Add(int64(len(b)))
+					gotMsgs.Add(1)
 				}
 			}
 		})
 	}
 	lat := make([][]time.Duration, agents)
+	time.Sleep(200 * time.Millisecond) // the snapshots are read
+	counting.Store(true)
 	cpu0 := cpuTime(cmd.Process.Pid)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -189,14 +205,18 @@ func run(name, bin string, observers, events, agents int, stuck bool, prof strin
 	wg.Wait()
 	took := time.Since(start)
 	cpu := cpuTime(cmd.Process.Pid) - cpu0
+	time.Sleep(300 * time.Millisecond) // the last batches arrive
+	counting.Store(false)
 	close(stop)
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	q := func(p float64) time.Duration {
 		return all[min(len(all)-1, int(p*float64(len(all))))].Round(10 * time.Microsecond)
 	}
-	fmt.Printf("| %s | %d | %d | %d | %v | %v | %v | %v | %.0f | %v |\n", name, observers, len(all), agents, q(0.5), q(0.95), q(0.99),
-		all[len(all)-1].Round(10*time.Microsecond), float64(len(all))/took.Seconds(), (cpu / time.Duration(len(all))).Round(time.Microsecond))
+	perObs := func(n int64) float64 { return float64(n) / float64(max(readers, 1)) / float64(len(all)) }
+	fmt.Printf("| %s | %d | %d | %d | %v | %v | %v | %v | %.0f | %v | %.0f | %.3f |\n", name, observers, len(all), agents, q(0.5), q(0.95), q(0.99),
+		all[len(all)-1].Round(10*time.Microsecond), float64(len(all))/took.Seconds(), (cpu / time.Duration(len(all))).Round(time.Microsecond),
+		perObs(gotBytes.Load()), perObs(gotMsgs.Load()))
 }
 
 func check(err error) {

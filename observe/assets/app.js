@@ -2,7 +2,7 @@
 // Plain JavaScript modules, no build step, no third-party code.
 //
 // Built to stay usable under load (docs/dashboard.md): messages are queued
-// and applied in slices of at most a few milliseconds per animation frame;
+// and applied in slices of at most a few milliseconds per task;
 // lists are patched in place (rows and cards are created once and updated,
 // never rebuilt), the timeline draws only the rows in view, and the page
 // says when it is behind or paused instead of lagging silently.
@@ -78,7 +78,10 @@ const el = (tag, attrs = {}, ...kids) => {
 };
 // setText changes a node's text only when it differs (no layout work otherwise).
 const setText = (node, t) => { t = String(t ?? ''); if (node.textContent !== t) node.textContent = t; };
-const fmtTime = (t) => (t ? new Date(toMs(t)).toLocaleTimeString() : '');
+// One formatter for every time shown (toLocaleTimeString builds one per
+// call, which is most of the cost of drawing a row).
+const TIME_FMT = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
+const fmtTime = (t) => (t ? TIME_FMT.format(new Date(toMs(t))) : '');
 const INVISIBLE = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
 const escapeInvisible = (s) => s.replace(INVISIBLE, (c) => '\\u' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'));
 // showJSON pretty-prints a value for a human, writing invisible and
@@ -139,7 +142,9 @@ window.__ahpState = state; // for the browser tests' checks of the model
 // BATCHES asks the harness to send the messages it has queued for us
 // together as one JSON-RPC batch (an array) in one WebSocket message: a
 // browser pays per message, and a busy session sends thousands a second.
-const BATCHES = { ahp: { batchMessages: true } };
+// It also asks for lean timeline entries (no event inline: a row shows a
+// summary; the event is fetched with ahp/event when a row is opened).
+const BATCHES = { ahp: { batchMessages: true, leanTimeline: true } };
 
 function send(method, params, notify = false) {
   const msg = { jsonrpc: '2.0', method, params };
@@ -236,9 +241,12 @@ const SLICE_MS = 8;
 function schedule() {
   if (state.scheduled) return;
   state.scheduled = true;
-  requestAnimationFrame(pump);
-  // rAF does not run in a hidden tab: a timer keeps the model current.
-  setTimeout(() => { if (state.scheduled && document.hidden) pump(); }, 100);
+  // A task, not an animation frame: applying messages draws nothing by
+  // itself, and what render changes in the page asks the browser for a
+  // frame on its own; a frame requested per message cost a whole frame
+  // (style, paint, compositing) per message even when nothing changed.
+  // Timers also run in a hidden tab, where frames do not.
+  setTimeout(pump, 0);
 }
 
 function pump() {
@@ -247,8 +255,14 @@ function pump() {
   const t0 = performance.now();
   const q = state.inbox;
   let i = 0;
+  state.lagFirst = state.lagLast = null;
   while (i < q.length && performance.now() - t0 < SLICE_MS) {
     try { handle(q[i++].m); } catch (e) { console.error(e); }
+  }
+  for (const e of state.lagFirst ? [state.lagLast, state.lagFirst] : []) {
+    const lag = Date.now() - toMs(e.time);
+    state.minLag = Math.min(state.minLag ?? Infinity, lag); // the clocks' offset, at best
+    state.lastLag = Math.max(state.lastLag || 0, lag - state.minLag);
   }
   state.inbox = i === q.length ? [] : q.slice(i);
   render();
@@ -334,11 +348,9 @@ function applyAction(env) {
   const ap = W.actionApproval(a);
   if (!entry && ap && (a.type === 'chat/toolCallReady' || a.type === 'chat/toolCallConfirmed')) entry = approvalEntry(ap, a);
   if (entry) {
-    if (entry.time && !entry.synthetic) {
-      const lag = Date.now() - toMs(entry.time);
-      state.minLag = Math.min(state.minLag ?? Infinity, lag); // the clocks' offset, at best
-      state.lastLag = Math.max(state.lastLag || 0, lag - state.minLag);
-    }
+    // The lag is read in pump from the oldest and the newest entry it
+    // applied (the largest and the smallest), not from every entry.
+    if (entry.time && !entry.synthetic) { state.lagFirst ??= entry; state.lagLast = entry; }
     // Two bounded lists, each numbered from its start (base counts the
     // entries cut off), so that the view can hold its place in either.
     s.all.push(entry);
@@ -353,6 +365,7 @@ function applyAction(env) {
       s.quiet = s.quiet.slice(cut); s.quietBase += cut;
     }
     state.dirty.timeline = true;
+    tlView.fresh++;
   }
   if (a.type === 'session/inputNeededSet') { s.inputNeeded = [...s.inputNeeded.filter((r) => r.id !== a.request.id), a.request]; state.dirty.pendingHere = true; }
   if (a.type === 'session/inputNeededRemoved') { s.inputNeeded = s.inputNeeded.filter((r) => r.id !== a.id); state.dirty.pendingHere = true; }
@@ -425,9 +438,11 @@ function render() {
     if (d.sessions) { d.sessions = false; renderSessions(); }
     if (d.pendingHere) { d.pendingHere = false; renderPendingHere(); }
     if (d.timeline) {
-      // At most TL_MS between draws of a busy timeline: the rows in view
-      // change ten times a second, not at every frame.
-      const wait = TL_MS - (performance.now() - tlView.lastUpdate);
+      // At least TL_MS between draws of a busy timeline (TL_FLOOD_MS in a
+      // flood): the rows in view change a few times a second, not at
+      // every message.
+      const every = tlView.fresh > FLOOD_ROWS ? TL_FLOOD_MS : TL_MS;
+      const wait = every - (performance.now() - tlView.lastUpdate);
       if (wait <= 0) { d.timeline = false; tlView.update(); } else if (!state.tlTimer) state.tlTimer = setTimeout(() => { state.tlTimer = null; schedule(); }, wait);
     }
     if (d.runs) { d.runs = false; renderRuns(); }
@@ -478,9 +493,16 @@ function renderSessions() {
 // spacer. Scrolled away from the top, or paused, the rows in view stay
 // put and a note counts the new ones.
 const ROW_H = 26;
+// A busy timeline is drawn at most ten times a second, and in a flood
+// (more than FLOOD_ROWS new entries since the last draw: about 1,000 a
+// second) four times: each draw is a layout and a paint of the rows in
+// view, the page's largest cost under load, and rows that change faster
+// than that cannot be read anyway.
 const TL_MS = 100;
+const TL_FLOOD_MS = 250;
+const FLOOD_ROWS = 100;
 const tlView = {
-  pool: [], paused: false, showNoise: false, top: null, selected: null, lastUpdate: 0,
+  pool: [], paused: false, showNoise: false, top: null, selected: null, lastUpdate: 0, fresh: 0,
   init() {
     this.box = $('#timeline-box');
     this.table = $('#timeline tbody');
@@ -499,6 +521,7 @@ const tlView = {
   update() {
     const s = state.session;
     this.lastUpdate = performance.now();
+    this.fresh = 0; // entries applied since this draw
     if (!s) { this.top = null; this.draw(); return; }
     const arr = this.showNoise ? s.all : s.quiet, base = this.showNoise ? s.allBase : s.quietBase;
     const newest = base + arr.length - 1;
@@ -568,8 +591,15 @@ const tlView = {
     this.pool.forEach((r) => r.tr.classList.toggle('selected', r.entry === e));
     const p = $('#payload');
     p.hidden = false;
-    p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes} bytes not inline)`;
     if (tr) tr.classList.add('selected');
+    if (e.event || !e.auditId || !e.eventBytes) { p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes || 0} bytes not inline)`; return; }
+    // A lean entry: its event comes on demand, once.
+    p.textContent = `(loading the event of ${e.eventBytes} bytes…)`;
+    const channel = state.current;
+    send('ahp/event', { channel, auditId: e.auditId }).then((r) => {
+      if (r.event) e.event = r.event;
+      if (this.selected === e && state.current === channel) p.textContent = e.event ? showJSON(e.event) : `(event of ${e.eventBytes} bytes not inline)`;
+    }, () => { if (this.selected === e) p.textContent = `(event of ${e.eventBytes} bytes not inline)`; });
   },
 };
 

@@ -48,7 +48,8 @@ test('events sent with ahp send appear in the session timeline live', async () =
   assert.ok(rule.length > 0, 'the blocking rule is shown');
   await page.click('#timeline tr.tl-row[data-outcome="block"]');
   await page.waitForSelector('#payload:not([hidden])');
-  assert.match(await page.textContent('#payload'), /rm -rf/);
+  // The timeline's entries are lean: the event comes on demand (ahp/event).
+  await page.waitForFunction(() => /rm -rf/.test(document.querySelector('#payload').textContent), null, { timeout: 5000 });
   await page.screenshot({ path: join(results, '02-sessions.png'), fullPage: true });
   // An observer sees approvals but cannot answer them.
   const pending = send(['--session', 'live-1', 'pre_action', '{"tool_name":"bash","arguments":{"command":"deploy staging"}}']);

@@ -110,14 +110,18 @@ principals:
 // starts the browser in a session of its own (setsid), whose autogroup
 // competes with the harness's as an equal whatever the nice value of its
 // processes; so the wrapper also sets that autogroup's nice to 19.
-export async function launch({ yieldCPU = false, nice = 19, cpus = '' } = {}) {
+// { idle: true } also runs it under the SCHED_IDLE policy (chrt --idle),
+// whose threads any ordinary thread that wakes preempts at once; tried for
+// the decisions/s test and not used: the agents lost more, not less
+// (bench/README.md, "Observers that do not slow agents").
+export async function launch({ yieldCPU = false, nice = 19, cpus = '', idle = false } = {}) {
   let executablePath = CHROMIUM;
   if (yieldCPU || cpus) {
     const dir = mkdtempSync(join(tmpdir(), 'ahp-chromium-'));
     executablePath = join(dir, 'chromium-wrapped');
     const lines = ['#!/bin/sh'];
     if (yieldCPU) lines.push(`echo ${nice} > /proc/self/autogroup 2>/dev/null`);
-    lines.push(`exec ${yieldCPU ? `nice -n ${nice} ` : ''}${cpus ? `taskset -c ${cpus} ` : ''}${CHROMIUM} "$@"`);
+    lines.push(`exec ${yieldCPU ? `nice -n ${nice} ` : ''}${yieldCPU && idle ? 'chrt --idle 0 ' : ''}${cpus ? `taskset -c ${cpus} ` : ''}${CHROMIUM} "$@"`);
     writeFileSync(executablePath, lines.join('\n') + '\n', { mode: 0o755 });
   }
   const before = new Set(children().get(process.pid) || []);
@@ -126,6 +130,34 @@ export async function launch({ yieldCPU = false, nice = 19, cpus = '' } = {}) {
   // The browser's main process: our child that the launch added.
   browser.pid = (children().get(process.pid) || []).find((p) => !before.has(p) && /chrom/.test(comm(p)));
   return browser;
+}
+
+// launchUnattached starts Debian's chromium on its own, with a DevTools
+// port but no client attached, at the lowest CPU priority when yieldCPU
+// (autogroup nice 19, as launch). Connect with
+// chromium.connectOverCDP(b.endpoint) to set pages up, then close that
+// connection: the pages of the default context go on running with no
+// driver attached. An attached Playwright enables the DevTools Network
+// domain, which copies every WebSocket message a page receives to the
+// driver (the dashboards' whole stream, parsed again by Node on the
+// harness's cores): not what a person's browser does.
+export async function launchUnattached({ yieldCPU = true, nice = 19 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-chromium-'));
+  const port = await freePort();
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--user-data-dir=' + join(dir, 'profile'), '--remote-debugging-address=127.0.0.1',
+    '--remote-debugging-port=' + port, 'about:blank'];
+  const [cmd, cargs] = yieldCPU
+    ? ['sh', ['-c', `echo ${nice} > /proc/self/autogroup 2>/dev/null; exec nice -n ${nice} "$0" "$@"`, CHROMIUM, ...args]]
+    : [CHROMIUM, args];
+  const p = spawn(cmd, cargs, { stdio: 'ignore', detached: true });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try { const r = await fetch(endpoint + '/json/version'); if (r.ok) break; } catch {}
+    if (i > 100) { try { process.kill(-p.pid, 'SIGKILL'); } catch {} throw new Error('chromium did not open its DevTools port'); }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { pid: p.pid, endpoint, close() { try { process.kill(-p.pid, 'SIGKILL'); } catch {} } };
 }
 
 // children maps each process id to its children's ids (from /proc).
@@ -169,6 +201,24 @@ export function cpuSeconds(pids) {
     } catch { /* gone */ }
   }
   return ticks / 100; // USER_HZ
+}
+
+// policiesOf counts the scheduling policies of the threads of pids
+// ({0: SCHED_OTHER, 5: SCHED_IDLE, …}: n threads).
+export function policiesOf(pids) {
+  const n = {};
+  for (const pid of pids) {
+    let tids = [];
+    try { tids = readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const policy = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]; // field 41
+        n[policy] = (n[policy] || 0) + 1;
+      } catch { /* gone */ }
+    }
+  }
+  return n;
 }
 
 // autogroupNice returns the nice value of pid's autogroup ('' when the

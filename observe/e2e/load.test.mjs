@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER, browserPids, cpuSeconds, niceOf, autogroupNice, autogroupOn } from './lib.mjs';
+import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER, browserPids, cpuSeconds, niceOf, autogroupNice, autogroupOn, policiesOf } from './lib.mjs';
 
 let h, browser, approver, observer;
 const figures = {};
@@ -181,10 +181,14 @@ test('event-to-screen latency at 50, 200 and 500 events/s', async () => {
 // runs move by a third on a loaded machine). The bound is on the median,
 // over rounds, of each 5-dashboard run's rate over its round's
 // 0-dashboard rate.
-// The aim is no loss at all; on a quiet 2-core machine 5 low-priority
-// dashboards on the saturated session still cost 29 % (CI run of
-// 2026-11-28 04:45, bench/README.md), so this bound guards against a
-// regression (observers holding agents up) rather than stating the aim.
+// The aim is no loss at all (at most 10 %). It is not met here: on a
+// quiet 2-core machine 5 low-priority dashboards on the saturated session
+// cost 29 % (CI run of 2026-11-28 04:45); with the batch pacing, lean
+// entries and the page's cheaper drawing about 21 % on a nearly quiet one,
+// much of it the browsers' and the test driver's own CPU on the harness's
+// cores (bench/README.md, "Observers that do not slow agents"). So this
+// bound guards against a regression (observers holding agents up) rather
+// than stating the aim.
 const BOUND = 0.5; // 5 low-priority dashboards watching the busy session may cost at most 50 %
 const CATALOGUE_BOUND = 0.2; // 5 on the catalogue only: at most 20 %
 const BOUND_ROUNDS = 3;
@@ -204,7 +208,7 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
     // browser's autogroup, which it leaves alone.
     const lowPids = browserPids(low);
     const groups = lowPids.map(autogroupNice);
-    figures.yieldingBrowser = { processes: lowPids.length, nice: lowPids.map(niceOf), autogroupNice: groups };
+    figures.yieldingBrowser = { processes: lowPids.length, nice: lowPids.map(niceOf), autogroupNice: groups, threadPolicies: policiesOf(lowPids) };
     assert.ok(lowPids.length > 1, 'the yielding browser\'s processes are found');
     if (autogroupOn()) assert.ok(groups.every((g) => g === '19'), `every process of the yielding browser is in an autogroup at nice 19: ${groups}`);
     else assert.equal(niceOf(lowPids[0]), 19, 'the yielding browser runs at nice 19');
@@ -256,8 +260,10 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
     figures.decisionsPerSecond = rows;
     const rate = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.perSecond));
     const cpuUs = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs));
+    // The harness's own CPU per decision against its round's with none (recorded, not bounded: it moves with the machine's load).
+    const cpuRatio = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs / rows.find((z) => z.round === r.round && z.dashboards === 0).serverCpuPerDecisionUs));
     figures.decisionsPerSecondSummary = Object.fromEntries(configs.map(([, , , w]) => [w, { perSecond: rate(w), serverCpuPerDecisionUs: cpuUs(w),
-      ratioToNone: w === 'none' ? 1 : Math.round(ratio(w) * 1000) / 1000 }]));
+      ratioToNone: w === 'none' ? 1 : Math.round(ratio(w) * 1000) / 1000, cpuRatioToNone: Math.round(cpuRatio(w) * 1000) / 1000 }]));
     figures.decisionsPerSecondSummary.bound = BOUND;
     console.log('decisions/s: ' + JSON.stringify(figures.decisionsPerSecondSummary));
     assert.ok(ratio('session, low priority') >= 1 - BOUND,
@@ -336,7 +342,7 @@ test('paused and behind are shown, not hidden; a clicked event opens in view', a
   await row.click();
   const box = await page.locator('#payload').boundingBox();
   assert.ok(box && box.y >= 0 && box.y < 900, `the event opens at y=${box && box.y}`);
-  assert.match(await page.textContent('#payload'), /echo load/);
+  await page.waitForFunction(() => /echo load/.test(document.querySelector('#payload').textContent), null, { timeout: 5000 });
   // A main thread held for 1.5 s leaves a backlog: the badge says so.
   await page.evaluate(() => {
     window.__connSeen = [];
