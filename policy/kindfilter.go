@@ -2,6 +2,7 @@ package policy
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	"cel.dev/cel-go/cel"
@@ -86,6 +87,37 @@ type pathNeed struct {
 	prefix string    // the field starts with it (startsWith)
 	flag   bool      // the limit flag is set
 	idx    int       // this need's number in the set's needIndex
+}
+
+// key says what the need tests: two needs with the same key are met by
+// the same effects.
+func (p *pathNeed) key() string {
+	var b strings.Builder
+	b.WriteString(p.field)
+	switch {
+	case p.flag:
+		b.WriteString("\x00flag")
+	case p.lits != nil:
+		lits := make([]string, 0, len(p.lits))
+		for l := range p.lits {
+			lits = append(lits, l)
+		}
+		sort.Strings(lits)
+		b.WriteString("\x00lits")
+		for _, l := range lits {
+			b.WriteString("\x00" + l)
+		}
+	case p.re != nil:
+		b.WriteString("\x00re\x00" + p.re.String())
+	case p.prefix != "":
+		b.WriteString("\x00prefix\x00" + p.prefix)
+	default:
+		b.WriteString("\x00pats")
+		for _, pt := range p.pats {
+			b.WriteString("\x00" + pt)
+		}
+	}
+	return b.String()
 }
 
 // text returns the field the need tests.

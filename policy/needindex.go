@@ -69,18 +69,24 @@ type needIndex struct {
 // term of a rule's need the set of its effectNeeds.
 func (s *Set) buildNeeds() {
 	ix := &needIndex{ids: map[string]int{}, reIDs: map[string]int{}, done: map[*effectNeed]bool{}}
-	paths := map[*pathNeed]bool{}
+	// Field tests are numbered by what they test, so that rules testing
+	// the same field the same way (credential_paths is read by several)
+	// share one test per effect.
+	paths := map[string]int{}
 	addTerms := func(need condNeed) {
 		for _, t := range need {
 			for _, p := range t.progs {
 				ix.add(p)
 			}
 			for _, p := range t.paths {
-				if !paths[p] {
-					paths[p] = true
-					p.idx = ix.paths
+				k := p.key()
+				idx, ok := paths[k]
+				if !ok {
+					idx = ix.paths
+					paths[k] = idx
 					ix.paths++
 				}
+				p.idx = idx
 			}
 		}
 	}
