@@ -55,16 +55,7 @@ func TestObserverAskingForBatchesGetsArrays(t *testing.T) {
 				batch = []json.RawMessage{b}
 			}
 			for _, one := range batch {
-				var m struct {
-					JSONRPC string `json:"jsonrpc"`
-					Method  string `json:"method"`
-					Params  struct {
-						ServerSeq uint64 `json:"serverSeq"`
-						Action    struct {
-							Type string `json:"type"`
-						} `json:"action"`
-					} `json:"params"`
-				}
+				var m actionMsg
 				if err := json.Unmarshal(one, &m); err != nil || m.JSONRPC != "2.0" {
 					t.Fatalf("asks=%v: %s is not a JSON-RPC message: %v", asks, one, err)
 				}
@@ -125,14 +116,7 @@ func TestBatchClientIsPaced(t *testing.T) {
 			}
 		}
 		for _, one := range batch {
-			var m struct {
-				Params struct {
-					ServerSeq uint64 `json:"serverSeq"`
-					Action    struct {
-						Type string `json:"type"`
-					} `json:"action"`
-				} `json:"params"`
-			}
+			var m actionMsg
 			if json.Unmarshal(one, &m) != nil || m.Params.Action.Type != "ahp/recorded" {
 				continue
 			}
@@ -171,4 +155,16 @@ func TestBatchClientIsPaced(t *testing.T) {
 		}
 	}
 	t.Logf("%d actions in %d messages; ping answered in %v", n, messages, time.Since(t0))
+}
+
+// actionMsg is what the tests read of an action notification.
+type actionMsg struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  struct {
+		ServerSeq uint64 `json:"serverSeq"`
+		Action    struct {
+			Type string `json:"type"`
+		} `json:"action"`
+	} `json:"params"`
 }

@@ -159,15 +159,7 @@ func TestObserverBehindGetsActionsInFewWrites(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after %d actions: %v", got, err)
 		}
-		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				ServerSeq uint64 `json:"serverSeq"`
-				Action    struct {
-					Type string `json:"type"`
-				} `json:"action"`
-			} `json:"params"`
-		}
+		var m actionMsg
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatalf("message %d is not one JSON-RPC message: %v", got, err)
 		}

@@ -1,9 +1,10 @@
 package policy
 
 import (
+	"slices"
+
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
-	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/interpreter"
 )
 
@@ -37,23 +38,22 @@ func (cs commandSet) match(prog string, argv []string) bool { return anyCommand(
 // anyCommand reports whether one of cmds (the words after a program) has
 // every one of its words among argv.
 func anyCommand(cmds [][]string, argv []string) bool {
-next:
 	for _, words := range cmds {
-		for _, w := range words {
-			found := false
-			for _, a := range argv {
-				if a == w {
-					found = true
-					break
-				}
-			}
-			if !found {
-				continue next
-			}
+		if allIn(words, argv) {
+			return true
 		}
-		return true
 	}
 	return false
+}
+
+// allIn reports whether every one of words is among argv.
+func allIn(words, argv []string) bool {
+	for _, w := range words {
+		if !slices.Contains(argv, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // configCommands returns a parameter's value as commands when it is a list
@@ -102,17 +102,13 @@ func configStringsOf(v any) ([]string, bool) {
 // constCommands returns the commands of a constant CEL list, read the way
 // celCommandIn reads them.
 func constCommands(v ref.Val) ([][]string, bool) {
-	l, ok := v.(traits.Lister)
+	els, ok := constList(v)
 	if !ok {
 		return nil, false
 	}
-	n, ok := l.Size().(types.Int)
-	if !ok {
-		return nil, false
-	}
-	out := make([][]string, 0, int(n))
-	for i := types.Int(0); i < n; i++ {
-		ws, bad := celStringList(l.Get(i))
+	out := make([][]string, 0, len(els))
+	for _, el := range els {
+		ws, bad := celStringList(el)
 		if bad != nil {
 			return nil, false
 		}
@@ -137,11 +133,7 @@ func (n *commandSetNode) Eval(a interpreter.Activation) ref.Val {
 	if types.IsUnknownOrError(p) {
 		return p
 	}
-	v := n.argv.Eval(a)
-	if types.IsUnknownOrError(v) {
-		return v
-	}
-	return n.match(p, v)
+	return n.match(p, n.argv.Eval(a))
 }
 
 // Exec implements interpreter.InterpretableV2.
@@ -150,14 +142,15 @@ func (n *commandSetNode) Exec(f *interpreter.ExecutionFrame) ref.Val {
 	if types.IsUnknownOrError(p) {
 		return p
 	}
-	v := n.argv.Exec(f)
+	return n.match(p, n.argv.Exec(f))
+}
+
+// match is the call on the program's and argv's values (p already checked
+// for unknowns and errors, as CEL checks arguments in order).
+func (n *commandSetNode) match(p, v ref.Val) ref.Val {
 	if types.IsUnknownOrError(v) {
 		return v
 	}
-	return n.match(p, v)
-}
-
-func (n *commandSetNode) match(p, v ref.Val) ref.Val {
 	prog, ok := p.(types.String)
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(p)

@@ -331,16 +331,7 @@ func programLeaf(c celast.CallExpr, v string, params map[string]any) (*effectNee
 			return &effectNeed{words: map[string]bool{s: true}}, true // "x" in v.argv
 		}
 	case "matches":
-		var subj, pat celast.Expr
-		switch {
-		case c.IsMemberFunction() && len(args) == 1:
-			subj, pat = c.Target(), args[0]
-		case !c.IsMemberFunction() && len(args) == 2:
-			subj, pat = args[0], args[1]
-		default:
-			return nil, false
-		}
-		s, ok := stringLit(pat)
+		subj, s, ok := matchesCall(c)
 		if !ok || !isFieldOf(subj, v, "program") {
 			return nil, false
 		}
@@ -404,16 +395,7 @@ func pathLeaf(c celast.CallExpr, v string, params map[string]any) (*pathNeed, bo
 		return nil, false
 	}
 	if fn == "matches" {
-		var subj, pat celast.Expr
-		switch {
-		case c.IsMemberFunction() && len(args) == 1:
-			subj, pat = c.Target(), args[0]
-		case !c.IsMemberFunction() && len(args) == 2:
-			subj, pat = args[0], args[1]
-		default:
-			return nil, false
-		}
-		s, ok := stringLit(pat)
+		subj, s, ok := matchesCall(c)
 		if !ok {
 			return nil, false
 		}
@@ -463,6 +445,21 @@ func literalStrings(e celast.Expr) ([]string, bool) {
 		out = append(out, s)
 	}
 	return out, true
+}
+
+// matchesCall reads s.matches('re') or matches(s, 're'): the subject and
+// the pattern, when the pattern is a string literal.
+func matchesCall(c celast.CallExpr) (subj celast.Expr, pattern string, ok bool) {
+	args := c.Args()
+	switch {
+	case c.IsMemberFunction() && len(args) == 1:
+		subj = c.Target()
+		pattern, ok = stringLit(args[0])
+	case !c.IsMemberFunction() && len(args) == 2:
+		subj = args[0]
+		pattern, ok = stringLit(args[1])
+	}
+	return subj, pattern, ok
 }
 
 // argvNeedWords reads v.argv.exists(a, a == "x" || a in ["y", ...]) as the
@@ -571,19 +568,7 @@ func configStrings(e celast.Expr, params map[string]any) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	l := needList(v)
-	if l == nil {
-		return nil, false
-	}
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		s, ok := x.(string)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-	}
-	return out, true
+	return configStringsOf(v)
 }
 
 // needList returns v as a []any when it is a list ([]any or []string), nil

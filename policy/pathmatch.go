@@ -101,21 +101,7 @@ func celCommandIn(args ...ref.Val) ref.Val {
 		if len(words) == 0 || words[0] != string(prog) {
 			continue
 		}
-		all := true
-		for _, w := range words[1:] {
-			found := false
-			for _, a := range argv {
-				if a == w {
-					found = true
-					break
-				}
-			}
-			if !found {
-				all = false
-				break
-			}
-		}
-		if all {
+		if allIn(words[1:], argv) {
 			return types.True
 		}
 	}

@@ -65,6 +65,23 @@ next:
 
 // constStrings returns the strings of a constant CEL list of strings.
 func constStrings(v ref.Val) ([]string, bool) {
+	els, ok := constList(v)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(els))
+	for _, el := range els {
+		s, ok := el.(types.String)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, string(s))
+	}
+	return out, true
+}
+
+// constList returns the elements of a constant CEL list.
+func constList(v ref.Val) ([]ref.Val, bool) {
 	l, ok := v.(traits.Lister)
 	if !ok {
 		return nil, false
@@ -73,13 +90,9 @@ func constStrings(v ref.Val) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	out := make([]string, 0, int(n))
+	out := make([]ref.Val, 0, int(n))
 	for i := types.Int(0); i < n; i++ {
-		s, ok := l.Get(i).(types.String)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, string(s))
+		out = append(out, l.Get(i))
 	}
 	return out, true
 }
