@@ -184,7 +184,7 @@ test('event-to-screen latency at 50, 200 and 500 events/s', async () => {
 // The aim is no loss at all (at most 10 %). It is not met here: on a
 // quiet 2-core machine 5 low-priority dashboards on the saturated session
 // cost 29 % (CI run of 2026-11-28 04:45); with the batch pacing, lean
-// entries and the page's cheaper drawing about 21 % on a nearly quiet one,
+// entries and the page's cheaper drawing 21–41 % on quiet runs (0.59–0.79),
 // much of it the browsers' and the test driver's own CPU on the harness's
 // cores (bench/README.md, "Observers that do not slow agents"). So this
 // bound guards against a regression (observers holding agents up) rather
