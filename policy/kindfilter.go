@@ -611,16 +611,10 @@ func fieldLiterals(fn string, args []celast.Expr, v, field string) []string {
 			}
 		}
 	case operators.In:
-		if isFieldOf(args[0], v, field) && args[1].Kind() == celast.ListKind {
-			var out []string
-			for _, el := range args[1].AsList().Elements() {
-				s, ok := stringLit(el)
-				if !ok {
-					return nil
-				}
-				out = append(out, s)
+		if isFieldOf(args[0], v, field) {
+			if ls, ok := literalStrings(args[1]); ok && len(ls) > 0 {
+				return ls
 			}
-			return out
 		}
 	}
 	return nil
