@@ -28,6 +28,9 @@ const detach = process.env.DETACH === '1';
 // harness writes a CPU profile there (name-round.pprof, all its counts).
 const counts = (process.env.COUNTS || '0,5').split(',').map(Number);
 const profile = process.env.PROFILE || '';
+// HARNESS_CPUS: the CPUs (a taskset list) the harness and its agents run
+// on; run node itself under taskset for the browser's and the driver's.
+const harnessCpus = process.env.HARNESS_CPUS || '';
 let round = 0;
 const rounds = Number(process.env.ROUNDS || 3);
 const bins = process.argv.slice(2).map((a) => a.split('='));
@@ -55,7 +58,7 @@ const countSockets = () => {
 
 async function measure(name, bin, browser) {
   process.env.AHP_BIN = bin;
-  const h = await startHarness({ args: ['--observe-queue', '65536', ...(profile ? ['--cpuprofile', `${profile}/${name}-${round}.pprof`] : [])] });
+  const h = await startHarness({ cpus: harnessCpus, args: ['--observe-queue', '65536', ...(profile ? ['--cpuprofile', `${profile}/${name}-${round}.pprof`] : [])] });
   const out = [];
   try {
     let ctx;

@@ -190,6 +190,16 @@ export function browserPids(browser) {
   return out;
 }
 
+// affinityOf returns the CPUs process pid may run on, as a list such as
+// "0-1" (/proc/PID/status, Cpus_allowed_list), or '' if it is gone.
+export function affinityOf(pid) {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] || '';
+  } catch {
+    return '';
+  }
+}
+
 // cpuSeconds returns the CPU time (user + system) pids have used so far.
 export function cpuSeconds(pids) {
   let ticks = 0;

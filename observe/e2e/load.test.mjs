@@ -6,8 +6,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, copyFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER, browserPids, cpuSeconds, niceOf, autogroupNice, autogroupOn, policiesOf } from './lib.mjs';
+import { startHarness, launch, contextFor, openPage, slowestInput, quantile, results, repo, APPROVER, OBSERVER, browserPids, cpuSeconds, niceOf, autogroupNice, autogroupOn, policiesOf, affinityOf } from './lib.mjs';
 
 let h, browser, approver, observer;
 const figures = {};
@@ -163,46 +165,58 @@ test('event-to-screen latency at 50, 200 and 500 events/s', async () => {
 });
 
 // What 5 dashboards cost the agents (issue 27: observers must not slow
-// agents). In a deployment the dashboards run on the approvers' own
-// machines; here they share the harness's two cores, so the measurement
-// runs their browser at the lowest CPU priority (lib.mjs launch yieldCPU:
-// autogroup and nice 19): it gets only the CPU the harness and the agents
-// leave idle, and what the agents lose is the harness's own cost of
-// serving the dashboards. For comparison, the same 5 dashboards in a
-// browser at normal priority (taking the harness's CPU, as measured
-// before) and 5 on the catalogue only. Every dashboard must stay
-// connected (no reconnect, no backlog dropped) and get every decision's
-// action, counted in the page; how many it had applied by the end of the
-// load, and how long it took to catch up, are recorded (a page that gets
-// no idle CPU falls behind while the agents saturate the harness: its
-// backlog waits in the harness's queue for it, bounded by --observe-queue).
-// 4 agents as fast as they are answered, 5 s a run; 0 and 5 dashboards
-// alternated, BOUND_ROUNDS rounds (more when the bound is missed: single
-// runs move by a third on a loaded machine). The bound is on the median,
-// over rounds, of each 5-dashboard run's rate over its round's
-// 0-dashboard rate.
-// The aim is no loss at all (at most 10 %). It is not met here: on a
-// quiet 2-core machine 5 low-priority dashboards on the saturated session
-// cost 29 % (CI run of 2026-11-28 04:45); with the batch pacing, lean
-// entries and the page's cheaper drawing 21–41 % on quiet runs (0.59–0.79),
-// much of it the browsers' and the test driver's own CPU on the harness's
-// cores (bench/README.md, "Observers that do not slow agents"). So this
-// bound guards against a regression (observers holding agents up) rather
-// than stating the aim.
-const BOUND = 0.5; // 5 low-priority dashboards watching the busy session may cost at most 50 %
-const CATALOGUE_BOUND = 0.2; // 5 on the catalogue only: at most 20 %
-const BOUND_ROUNDS = 3;
-const MAX_ROUNDS = 6;
+// agents). In a deployment the dashboards run in the approvers' browsers,
+// on their own machines: what the harness's host spends on them is the
+// observer stream. The bound is measured that way on this machine's cores:
+// the harness and its agents on CPU 0, the dashboards' browser and this
+// test's driver (Playwright copies every WebSocket message a page gets to
+// it) on CPU 1; 0 and 5 dashboards watching the session the agents
+// saturate, alternated, BOUND_ROUNDS rounds (more when the bound is
+// missed). The median over rounds of each 5-dashboard run's rate over its
+// round's 0-dashboard rate must be at least 1 - BOUND. The aim is no loss
+// beyond noise: the harness's own CPU per decision rose 1–4 % with 5
+// dashboards in the runs of 2026-11-28, and the medians were 0.93 and 0.98,
+// but single runs on a 2-core machine move by ±10 %, so the bound is 15 %.
+// The two runs of a round go in turn one and the other order.
+// Recorded besides, on shared cores (regression bounds only): the same 5
+// dashboards in a browser at the lowest CPU priority (lib.mjs launch
+// yieldCPU: autogroup and nice 19), at normal priority, and 5 on the
+// catalogue only. There the browsers' and the driver's own CPU comes out
+// of the agents' share (21–41 % on quiet runs, most of it theirs: see
+// bench/README.md, "Observers that do not slow agents").
+// Every dashboard must stay connected (no reconnect, no backlog dropped)
+// and get every decision's action, counted in the page; how many it had
+// applied by the end of the load, and how long it took to catch up, are
+// recorded (a page short of CPU falls behind while the agents saturate the
+// harness: its backlog waits in the harness's queue for it, bounded by
+// --observe-queue). 4 agents as fast as they are answered, 5 s a run.
+const BOUND = 0.15; // browsers off the harness's core: 5 dashboards on the busy session cost at most 15 %
+const SHARED_BOUND = 0.5; // browser at low priority on the harness's cores: at most 50 % (a regression guard)
+const CATALOGUE_BOUND = 0.2; // 5 on the catalogue only, shared cores: at most 20 %
+const BOUND_ROUNDS = 5;
+const MAX_ROUNDS = 8;
 const CATCH_UP_MS = 60000;
 
+// pinDriver moves every thread of this Node process (the test driver) to
+// the CPUs cpus (a taskset list).
+const pinDriver = (cpus) => execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+
 test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 60000 }, async () => {
-  // A harness of its own, whose observer queues hold a low-priority
-  // page's backlog (65,536 messages) instead of disconnecting it.
-  const hm = await startHarness({ args: ['--observe-queue', '65536'] });
+  const cpus = availableParallelism();
+  const driverCpus = affinityOf(process.pid);
+  assert.ok(cpus >= 2, `the measurement needs two CPUs (one for the harness, one for the browsers); this machine has ${cpus}`);
+  // Harnesses of their own, whose observer queues hold a slow page's
+  // backlog (65,536 messages) instead of disconnecting it: one on every
+  // core, one on CPU 0 only.
+  const args = ['--observe-queue', '65536'];
+  const hm = await startHarness({ args });
+  const hp = await startHarness({ cpus: '0', args });
   const low = await launch({ yieldCPU: true });
+  const own = await launch({ cpus: '1' });
   try {
     const lowCtx = await contextFor(low, hm.base, OBSERVER);
     const sharedCtx = await contextFor(browser, hm.base, OBSERVER);
+    const ownCtx = await contextFor(own, hp.base, OBSERVER);
     // Chromium (as root) sets some of its threads' nice below 19 again;
     // with autogroup scheduling what counts against the harness is the
     // browser's autogroup, which it leaves alone.
@@ -212,21 +226,24 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
     assert.ok(lowPids.length > 1, 'the yielding browser\'s processes are found');
     if (autogroupOn()) assert.ok(groups.every((g) => g === '19'), `every process of the yielding browser is in an autogroup at nice 19: ${groups}`);
     else assert.equal(niceOf(lowPids[0]), 19, 'the yielding browser runs at nice 19');
+    const ownPids = browserPids(own);
+    assert.ok(ownPids.length > 1 && ownPids.every((pid) => affinityOf(pid) === '1'), `every process of the pinned browser runs on CPU 1 only: ${ownPids.map(affinityOf)}`);
+    assert.equal(affinityOf(hp.pid), '0', 'the pinned harness runs on CPU 0 only');
 
     const pages = [];
     const close = async () => { while (pages.length) await pages.pop().close(); };
     const perfOf = (p) => p.evaluate(() => ({ applied: window.__ahpPerf.applied, connects: window.__ahpPerf.connects, dropped: window.__ahpPerf.dropped }));
-    const run = async (n, ctx, watch) => {
+    const run = async (hx, n, ctx, watch) => {
       await close();
       while (pages.length < n) {
-        const p = await openPage(ctx, hm.base);
+        const p = await openPage(ctx, hx.base);
         if (watch) await openSession(p, 'max');
         pages.push(p);
       }
       const before = await Promise.all(pages.map(perfOf));
-      const cpu0 = cpuSeconds([hm.pid]);
-      const r = await hm.load({ session: 'max', rate: 0, seconds: 5, workers: 4 });
-      const cpu = cpuSeconds([hm.pid]) - cpu0;
+      const cpu0 = cpuSeconds([hx.pid]);
+      const r = await hx.load({ session: 'max', rate: 0, seconds: 5, workers: 4 });
+      const cpu = cpuSeconds([hx.pid]) - cpu0;
       const atEnd = await Promise.all(pages.map((p, i) => perfOf(p).then((x) => x.applied - before[i].applied)));
       const t0 = Date.now();
       const catchUpMs = await Promise.all(pages.map((p, i) => (!watch ? 0
@@ -236,16 +253,24 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
       return { r, cpuPerDecisionUs: Math.round((cpu / r.sent) * 1e6), atEnd, catchUpMs,
         reconnects: after.map((x, i) => x.connects - before[i].connects), dropped: after.map((x, i) => x.dropped - before[i].dropped) };
     };
-    assert.equal(await hm.send(['--session', 'max', 'pre_action', ev('true')]), 0);
+    for (const hx of [hm, hp]) assert.equal(await hx.send(['--session', 'max', 'pre_action', ev('true')]), 0);
     const rows = [];
-    const configs = [[0, null, false, 'none'], [5, lowCtx, true, 'session, low priority'], [5, sharedCtx, true, 'session, shared CPU'],
-      [5, lowCtx, false, 'catalogue, low priority']];
+    // [harness, dashboards, context, watching the session, label, the label of its baseline]
+    const configs = [[hp, 0, null, false, 'none, own core', ''], [hp, 5, ownCtx, true, 'session, browser on its own core', 'none, own core'],
+      [hm, 0, null, false, 'none', ''], [hm, 5, lowCtx, true, 'session, low priority', 'none'], [hm, 5, sharedCtx, true, 'session, shared CPU', 'none'],
+      [hm, 5, lowCtx, false, 'catalogue, low priority', 'none']];
+    const baseOf = Object.fromEntries(configs.map((c) => [c[4], c[5]]));
     const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-    const ratio = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.perSecond / rows.find((z) => z.round === r.round && z.dashboards === 0).perSecond));
+    const against = (w, k) => median(rows.filter((r) => r.watching === w).map((r) => r[k] / rows.find((z) => z.round === r.round && z.watching === baseOf[w])[k]));
+    const ratio = (w) => against(w, 'perSecond');
+    const mainLabel = 'session, browser on its own core';
     for (let round = 1; round <= MAX_ROUNDS; round++) {
-      if (round > BOUND_ROUNDS && ratio('session, low priority') >= 1 - BOUND) break;
-      for (const [n, ctx, watch, label] of configs) {
-        const m = await run(n, ctx, watch);
+      if (round > BOUND_ROUNDS && ratio(mainLabel) >= 1 - BOUND) break;
+      const order = round % 2 ? configs : [configs[1], configs[0], ...configs.slice(2)];
+      for (const [hx, n, ctx, watch, label] of order) {
+        // The driver runs where the browser it drives does.
+        pinDriver(hx === hp ? '1' : driverCpus);
+        const m = await run(hx, n, ctx, watch);
         rows.push({ round, dashboards: n, watching: label, perSecond: Math.round(m.r.perSecond), p50Ms: m.r.p50Ms, p99Ms: m.r.p99Ms,
           sent: m.r.sent, serverCpuPerDecisionUs: m.cpuPerDecisionUs, appliedByEnd: m.atEnd, catchUpMs: m.catchUpMs, reconnects: m.reconnects, dropped: m.dropped });
         console.log('decisions/s run: ' + JSON.stringify(rows.at(-1)));
@@ -256,26 +281,31 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
         }
       }
     }
+    pinDriver(driverCpus);
     await close();
     figures.decisionsPerSecond = rows;
     const rate = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.perSecond));
     const cpuUs = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs));
     // The harness's own CPU per decision against its round's with none (recorded, not bounded: it moves with the machine's load).
-    const cpuRatio = (w) => median(rows.filter((r) => r.watching === w).map((r) => r.serverCpuPerDecisionUs / rows.find((z) => z.round === r.round && z.dashboards === 0).serverCpuPerDecisionUs));
-    figures.decisionsPerSecondSummary = Object.fromEntries(configs.map(([, , , w]) => [w, { perSecond: rate(w), serverCpuPerDecisionUs: cpuUs(w),
-      ratioToNone: w === 'none' ? 1 : Math.round(ratio(w) * 1000) / 1000, cpuRatioToNone: Math.round(cpuRatio(w) * 1000) / 1000 }]));
-    figures.decisionsPerSecondSummary.bound = BOUND;
+    figures.decisionsPerSecondSummary = Object.fromEntries(configs.map(([, , , , w, base]) => [w, { perSecond: rate(w), serverCpuPerDecisionUs: cpuUs(w),
+      ratioToNone: base ? Math.round(ratio(w) * 1000) / 1000 : 1, cpuRatioToNone: base ? Math.round(against(w, 'serverCpuPerDecisionUs') * 1000) / 1000 : 1 }]));
+    figures.decisionsPerSecondSummary.bounds = { ownCore: BOUND, shared: SHARED_BOUND, catalogue: CATALOGUE_BOUND };
     console.log('decisions/s: ' + JSON.stringify(figures.decisionsPerSecondSummary));
-    assert.ok(ratio('session, low priority') >= 1 - BOUND,
-      `5 dashboards watching the busy session (browser at low priority) cost the agents more than ${BOUND * 100} %: ${JSON.stringify(figures.decisionsPerSecondSummary)}`);
+    assert.ok(ratio(mainLabel) >= 1 - BOUND,
+      `5 dashboards watching the busy session (browser off the harness's core) cost the agents more than ${BOUND * 100} %: ${JSON.stringify(figures.decisionsPerSecondSummary)}`);
+    assert.ok(ratio('session, low priority') >= 1 - SHARED_BOUND,
+      `5 dashboards watching the busy session (browser at low priority, shared cores) cost the agents more than ${SHARED_BOUND * 100} %`);
     assert.ok(ratio('catalogue, low priority') >= 1 - CATALOGUE_BOUND, `5 dashboards on the catalogue cost more than ${CATALOGUE_BOUND * 100} %`);
     // Sharing the cores, the browsers take CPU from the harness; what must
     // never happen is observers holding agents up (near zero).
     assert.ok(ratio('session, shared CPU') > 0.15, 'dashboards sharing the CPU must not stop the agents');
     await sharedCtx.close();
   } finally {
+    pinDriver(driverCpus);
     await low.close();
+    await own.close();
     hm.stop();
+    hp.stop();
   }
 });
 
