@@ -230,6 +230,7 @@ type shStream struct {
 	port string
 	prog string   // the producing program (sOutput)
 	from []string // files the producer read (sOutput)
+	lost string   // a file named at run time, as written (sOutput of an input redirection: < "$F")
 }
 
 // source names a stream as the Source of a Send.

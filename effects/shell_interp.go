@@ -61,6 +61,10 @@ func (r *sh) feed(lang, prog string, st *shStream, env *shEnv) {
 	case sNet:
 		r.download(st, prog)
 	default:
+		if st.lost != "" {
+			r.s.opaque(prog, "", "%s runs a script whose path is not known statically: %s (its standard input)", prog, st.lost)
+			return
+		}
 		what := st.prog
 		if what == "" {
 			what = "a command"

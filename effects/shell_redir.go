@@ -107,7 +107,17 @@ func (r *sh) redirs(list []*syntax.Redirect, in *shStream) redirState {
 			}
 		}
 		if !w.known {
-			r.s.unknown(false, "redirection target not known statically: %s", w.arg)
+			switch x.Op {
+			case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
+				// The command reads a file it names at run time: whatever
+				// it does with its input (a shell runs it, nc sends it) is
+				// done with data the reader cannot name, as with
+				// cat "$F" | cmd.
+				r.s.unknown(false, "input redirection: read of a path not known statically: %s", w.arg)
+				fds.set(def(0), fdTarget{in: r.s.mem.stream(shStream{kind: sOutput, lost: w.arg})})
+			default:
+				r.s.unknown(false, "redirection target not known statically: %s", w.arg)
+			}
 			continue
 		}
 		p := w.val

