@@ -3,6 +3,7 @@ package effects
 import (
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -949,6 +950,88 @@ func hCompress(c *shCall) *shStream {
 
 // ---- find and xargs ----
 
+// findSel is what a find expression says of its starting points: the
+// name patterns every file found must match (all joined by "and"), and
+// whether -mindepth leaves the starting points out.
+type findSel struct {
+	names    []string
+	fold     bool // -iname
+	mindepth bool
+}
+
+// findSelection reads a find expression (the words after the starting
+// points). Names count only in a plain conjunction of -name/-iname with
+// tests that select by something else; with -o, !, -not, parentheses or a
+// word not known, no name narrows anything.
+func findSelection(expr []sword) findSel {
+	var sel findSel
+	plain := true
+	for i := 0; i < len(expr); i++ {
+		w := expr[i]
+		if !w.known {
+			plain = false
+			continue
+		}
+		switch w.val {
+		case "-mindepth":
+			if i+1 < len(expr) && expr[i+1].known {
+				if n, err := strconv.Atoi(expr[i+1].val); err == nil && n >= 1 {
+					sel.mindepth = true
+				}
+			}
+			i++
+		case "-name", "-iname":
+			if i+1 < len(expr) && expr[i+1].known {
+				sel.names = append(sel.names, expr[i+1].val)
+				sel.fold = sel.fold || w.val == "-iname"
+			} else {
+				plain = false
+			}
+			i++
+		case "-o", "-or", "!", "-not", "(", ")", ",":
+			plain = false
+		case "-type", "-xtype", "-maxdepth", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+			"-newer", "-anewer", "-cnewer", "-size", "-user", "-group", "-perm", "-uid", "-gid", "-links",
+			"-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
+			"-samefile", "-inum", "-fstype", "-used", "-regextype", "-printf", "-fprint", "-fprint0", "-fls":
+			// Tests that narrow what is found further (their argument,
+			// known or not, widens nothing), and outputs.
+			i++
+		case "-exec", "-execdir", "-ok", "-okdir":
+			for i++; i < len(expr) && !(expr[i].known && (expr[i].val == ";" || expr[i].val == "+")); i++ {
+			}
+		}
+	}
+	if !plain {
+		sel.names = nil
+	}
+	return sel
+}
+
+// skipsRoot reports whether find leaves the starting point root out of
+// what it selects.
+func (sel findSel) skipsRoot(root string) bool {
+	if sel.mindepth {
+		return true
+	}
+	base := path.Base(root)
+	if base == "/" || base == "." || base == ".." || strings.ContainsAny(root, "*?[") {
+		// find matches -name against "/" or "." as such; keep it simple:
+		// the root counts as selected.
+		return false
+	}
+	for _, pat := range sel.names {
+		name := base
+		if sel.fold {
+			pat, name = strings.ToLower(pat), strings.ToLower(name)
+		}
+		if ok, err := path.Match(pat, name); err == nil && !ok {
+			return true
+		}
+	}
+	return false
+}
+
 func hFind(c *shCall) *shStream {
 	args := c.args()
 	i := 0
@@ -968,6 +1051,15 @@ func hFind(c *shCall) *shStream {
 	}
 	if len(roots) == 0 {
 		roots = []sword{shLit(".")}
+	}
+	// What find selects below a root that it does not select itself: a
+	// name the root does not have, or -mindepth. {} and -delete then stand
+	// for what is under the root ("/tmp/*", each recursively), not the root.
+	sel := findSelection(args[i:])
+	for k, root := range roots {
+		if root.known && sel.skipsRoot(root.val) {
+			roots[k] = sword{arg: root.arg, val: strings.TrimSuffix(root.val, "/") + "/*", known: true, tree: true}
+		}
 	}
 	for ; i < len(args); i++ {
 		a := args[i]

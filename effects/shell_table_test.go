@@ -181,6 +181,15 @@ var shellTable = []shellCase{
 	{cmd: `find /tmp -exec sh -c 'rm -rf /srv' \;`, want: []Effect{eDelR("/srv")}},
 	{cmd: `find ~/.ssh -type f -exec cat {} \;`, want: []Effect{eReadR("/home/ann/.ssh")}},
 	{cmd: `find . -fprint /etc/out`, want: []Effect{eWrite("/etc/out")}},
+	// a starting point that find does not select itself: {} and -delete
+	// stand for what is under it
+	{cmd: `find /tmp -maxdepth 1 -name 'render-test-*' -mmin +60 -exec rm -rf {} +`, want: []Effect{eDelR("/tmp/*")}, not: []Effect{eDelR("/tmp")}},
+	{cmd: `find ~ -mindepth 1 -delete`, want: []Effect{eDelR("/home/ann/*")}, not: []Effect{eDelR("/home/ann")}},
+	{cmd: `find /var/cache -iname 'X*' | xargs rm -rf`, want: []Effect{eDelR("/var/cache/*")}},
+	{cmd: `find /srv -name 's*' -exec rm -rf {} +`, want: []Effect{eDelR("/srv")}},
+	{cmd: `find /srv -name x -o -name y -exec rm -rf {} +`, want: []Effect{eDelR("/srv")}},
+	{cmd: `find /srv ! -name x -delete`, want: []Effect{eDelR("/srv")}},
+	{cmd: `find /srv -name "$N" -delete`, want: []Effect{eDelR("/srv")}},
 	{cmd: `parallel rm -rf ::: /etc /usr`, want: []Effect{eDelR("/etc"), eDelR("/usr")}},
 	{cmd: `parallel 'rm -rf {}' ::: /etc`, want: []Effect{eDelR("/etc")}},
 	{cmd: `ls | parallel rm`, want: []Effect{eRun("rm")}, unk: shUnkYes},

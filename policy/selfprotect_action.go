@@ -850,17 +850,7 @@ func findNameFilter(argv []string) (names []string, fold bool, ok bool) {
 // (read from the file system, at most spMaxFindWalk entries; more, or a
 // directory that cannot be read, counts as a match).
 func (a *spAction) findSelects(p spPath, prot string) bool {
-	match := func(name string) bool {
-		for _, pat := range p.names {
-			if p.fold {
-				pat, name = strings.ToLower(pat), strings.ToLower(name)
-			}
-			if ok, err := path.Match(pat, name); err != nil || ok {
-				return true
-			}
-		}
-		return false
-	}
+	match := p.nameMatches
 	if match(path.Base(prot)) {
 		return true
 	}
@@ -886,6 +876,30 @@ func (a *spAction) findSelects(p spPath, prot string) bool {
 	return hit
 }
 
+// nameMatches reports whether a find filtered by p.names selects a file
+// named name (a pattern that does not parse counts as a match).
+func (p *spPath) nameMatches(name string) bool {
+	for _, pat := range p.names {
+		if p.fold {
+			pat, name = strings.ToLower(pat), strings.ToLower(name)
+		}
+		if ok, err := path.Match(pat, name); err != nil || ok {
+			return true
+		}
+	}
+	return false
+}
+
+// namesMatchAny reports whether any of names is one p's find selects.
+func (p *spPath) namesMatchAny(names []string) bool {
+	for _, n := range names {
+		if p.nameMatches(n) {
+			return true
+		}
+	}
+	return false
+}
+
 // touchesHarnessFiles: an effect touches a protected path or a path inside
 // one, or (deleting, moving, re-owning) a directory above one.
 func (a *spAction) touchesHarnessFiles() bool {
@@ -905,17 +919,25 @@ func (a *spAction) hitsProtected(p spPath, abs string) bool {
 	pc := appendComponents(buf[:0], abs)
 	if p.find {
 		// A recursive effect on what a find selects by name: a protected
-		// path at or under its root counts when its name, or the name of
-		// anything it holds, matches.
+		// path under its root counts when its name, the name of a
+		// directory between the root and it, or the name of anything it
+		// holds matches (each file found goes with everything under it).
+		// "root/*" is how the effects reader writes a root the find does
+		// not select itself.
+		root := pc
+		if n := len(root); p.glob && n > 0 && root[n-1] == "*" {
+			root = root[:n-1]
+		}
 		for _, prot := range append(append([][]string(nil), a.g.paths...), a.g.exes...) {
-			if under, above := relate(pc, prot, p.glob); under || above && a.findSelects(p, "/"+strings.Join(prot, "/")) {
+			under, above := relate(root, prot, p.glob)
+			if under || above && (p.namesMatchAny(prot[len(root):]) || a.findSelects(p, "/"+strings.Join(prot, "/"))) {
 				return true
 			}
 		}
 		return false
 	}
-	if len(pc) == 0 && !p.glob {
-		return false // all of /: the destructive_shell pack's business
+	if len(pc) == 0 && !p.glob || len(pc) == 1 && pc[0] == "*" && p.glob {
+		return false // all of / ("/*": what under it): the destructive_shell pack's business
 	}
 	for _, prot := range a.g.paths {
 		under, above := relate(pc, prot, p.glob)
