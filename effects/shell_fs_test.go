@@ -88,8 +88,11 @@ func TestShellFS(t *testing.T) {
 	root, ctx := fsTree(t)
 	proj := filepath.Join(root, "proj")
 	cases := []shellCase{
-		// Globs expand to what is on disk.
-		{cmd: `rm *.log`, want: []Effect{eDel(proj + "/a.log"), eDel(proj + "/b.log")}, not: []Effect{eDel(proj + "/*.log")}},
+		// Globs expand to what is on disk; the pattern is an effect too
+		// (what it covers does not depend on what is there now).
+		{cmd: `rm *.log`, want: []Effect{eDel(proj + "/a.log"), eDel(proj + "/b.log"), eDel(proj + "/*.log")}},
+		{cmd: `rm -rf ../deep/*`, want: []Effect{eDelR(root + "/deep/*"), eDelR(root + "/deep/inner"), eDelR(root + "/deep/secret")}},
+		{cmd: `cd .. && rm -rf ./*`, want: []Effect{eDelR(root + "/*"), eDelR(root + "/proj")}},
 		{cmd: `rm -f *.none`, want: []Effect{eDel(proj + "/*.none")}},
 		{cmd: `echo '{}' > .claude/settings.jso?`, want: []Effect{eWrite(proj + "/.claude/settings.json")}},
 		{cmd: `cat .claude/*`, want: []Effect{eRead(proj + "/.claude/settings.json")}},

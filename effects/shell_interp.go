@@ -700,7 +700,8 @@ func hCd(c *shCall) *shStream {
 	if len(p.ops) == 0 {
 		c.r.s.ctx.Cwd = c.r.s.ctx.Home
 		if c.r.s.ctx.Home == "" {
-			c.r.s.ctx.Cwd = lostCwd
+			// The home, not known: paths go on from "~" as "~/x" does.
+			c.r.s.ctx.Cwd = "~"
 		}
 		return nil
 	}
@@ -710,7 +711,7 @@ func hCd(c *shCall) *shStream {
 		return nil
 	}
 	d := c.r.path(w.val, false)
-	if strings.HasPrefix(d, "/") {
+	if strings.HasPrefix(d, "/") || d == "~" || strings.HasPrefix(d, "~/") {
 		c.r.s.ctx.Cwd = d
 	} else {
 		c.r.s.ctx.Cwd = lostCwd

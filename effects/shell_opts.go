@@ -13,6 +13,8 @@ type shCall struct {
 	ws   []sword   // the words, ws[0] the program as written
 	in   *shStream // standard input
 	env  []shAssign
+	// lastPat is the last glob pattern whose own effect file recorded.
+	lastPat string
 }
 
 func (c *shCall) args() []sword { return c.ws[1:] }
@@ -246,6 +248,14 @@ func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	}
 	if shDevNull(w.val) || strings.HasPrefix(w.val, "/dev/fd/") {
 		return
+	}
+	if w.pat != "" && w.pat != c.lastPat {
+		// A glob expanded on disk acts on every path it matches, which
+		// can be every entry of a directory (rm -rf ~/*): the pattern
+		// itself is an effect too, as it is when nothing matches, so that
+		// what the command covers does not depend on what is on disk.
+		c.lastPat = w.pat
+		c.file(k, sword{arg: w.pat, val: w.pat, known: true, tree: w.tree}, fn)
 	}
 	noFollow := k == Delete || k == Create || k == Move
 	e := Effect{Kind: k, Program: c.prog, Path: c.r.path(w.val, noFollow), Recursive: w.tree}

@@ -761,3 +761,20 @@ func TestLostCwdReadIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestCdHomeNotKnown: with the agent's home not known, cd, cd ~ and cd
+// ~/dir go on from "~" (paths "~/…", as ~/x is written), instead of a
+// directory not known, in which relative paths said nothing: cd; rm -rf .
+// deletes the home.
+func TestCdHomeNotKnown(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj"}
+	for _, c := range []shellCase{
+		{cmd: `cd ~ && rm -rf ./*`, want: []Effect{eDelR("~/*")}},
+		{cmd: `cd; rm -rf .`, want: []Effect{eDelR("~")}},
+		{cmd: `cd ~/.ssh && cat id_rsa`, want: []Effect{eRead("~/.ssh/id_rsa")}},
+		{cmd: `cd ~/src/app && rm -rf build`, want: []Effect{eDelR("~/src/app/build")}},
+		{cmd: `cd "$D" && rm -rf build`, want: []Effect{eDelR("build")}, not: []Effect{eDelR("~/build")}},
+	} {
+		checkShellCase(t, ctx, c)
+	}
+}

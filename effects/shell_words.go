@@ -22,6 +22,7 @@ type sword struct {
 	glob   bool      // unquoted glob characters (a pattern, not yet matched)
 	dyn    bool      // part of the word is a command's output
 	tree   bool      // a path somewhere under val (find's {})
+	pat    string    // the pattern, made absolute, this path is one match of (a glob expanded on disk)
 }
 
 func shLit(v string) sword { return sword{arg: v, val: v, known: true} }
@@ -825,7 +826,7 @@ func (r *sh) glob(out []sword, w sword) []sword {
 		matches = matches[:MaxGlobMatches]
 	}
 	for _, m := range matches {
-		out = append(out, sword{arg: m, val: m, known: true})
+		out = append(out, sword{arg: m, val: m, known: true, pat: abs})
 	}
 	return out
 }

@@ -103,7 +103,9 @@ func runExplain(cmd *cobra.Command, o *explainOptions, args []string) error {
 	if err != nil {
 		return exitWith(exitFail, err.Error())
 	}
-	opts.Agent = effects.Context{Home: o.home}
+	// The same reading as ahp serve's (its file system view: globs
+	// expanded, links resolved, scripts read), with the home given here.
+	opts.Agent.Home = o.home
 	if opts.Agent.Home == "" {
 		opts.Agent.Home, _ = os.UserHomeDir()
 	}
