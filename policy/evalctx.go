@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"path"
 	"sync"
 
 	"github.com/ahp-go/ahp/effects"
@@ -172,6 +173,24 @@ func (c *evalCtx) toolVal() ref.Val {
 	return c.slots[slotTool]
 }
 
+// agentHome is the agent's home directory as the effects of this event are
+// read with it: the configuration's, or else an absolute one the event's
+// payload carries ("home", as the hook adapters send it); "" when neither
+// names one.
+func (c *evalCtx) agentHome() string {
+	if c.set != nil && c.set.agent.Home != "" {
+		return c.set.agent.Home
+	}
+	if o, ok := c.payloadVal().(*jsonObject); ok {
+		if v, found := o.lookup("home"); found {
+			if h, ok := v.(types.String); ok && path.IsAbs(string(h)) && path.Clean(string(h)) != "/" {
+				return path.Clean(string(h))
+			}
+		}
+	}
+	return ""
+}
+
 // contextVal decodes the event's context on first use.
 func (c *evalCtx) contextVal() ref.Val {
 	if c.context == nil {
@@ -234,6 +253,8 @@ func (c *evalCtx) field(slot int) ref.Val {
 		v = types.String(in.Session.RunStatus)
 	case slotEffects:
 		v = effectList(c.effects())
+	case slotHome:
+		v = types.String(c.agentHome())
 	default:
 		v = types.NewErr("policy: unknown field slot %d", slot)
 	}

@@ -86,7 +86,10 @@ type pathNeed struct {
 	pre    prefilter // re's literals
 	prefix string    // the field starts with it (startsWith)
 	flag   bool      // the limit flag is set
-	idx    int       // this need's number in the set's needIndex
+	// home: path_match(field, pats, event.home): a pattern starting with
+	// "~" also matches with the evaluation's home for "~".
+	home bool
+	idx  int // this need's number in the set's needIndex
 }
 
 // key says what the need tests: two needs with the same key are met by
@@ -113,6 +116,9 @@ func (p *pathNeed) key() string {
 		b.WriteString("\x00prefix\x00" + p.prefix)
 	default:
 		b.WriteString("\x00pats")
+		if p.home {
+			b.WriteString("\x00home")
+		}
 		for _, pt := range p.pats {
 			b.WriteString("\x00" + pt)
 		}
@@ -131,8 +137,9 @@ func (p *pathNeed) text(e *effects.Effect) string {
 	return e.Path
 }
 
-// met reports whether an effect meets the test.
-func (p *pathNeed) met(e *effects.Effect) bool {
+// met reports whether an effect meets the test; home is the evaluation's
+// (event.home), for a need that reads it.
+func (p *pathNeed) met(e *effects.Effect, home string) bool {
 	if p.flag {
 		return e.Limit
 	}
@@ -145,7 +152,10 @@ func (p *pathNeed) met(e *effects.Effect) bool {
 	case p.prefix != "":
 		return strings.HasPrefix(s, p.prefix)
 	}
-	return p.set.match(s)
+	if p.set.match(s) {
+		return true
+	}
+	return p.home && home != "" && celPathMatchHome(types.String(s), types.NewStringList(types.DefaultTypeAdapter, p.pats), types.String(home)) == types.True
 }
 
 // kinds returns the kinds of which the need needs one, or 0 when a term
@@ -417,13 +427,16 @@ func pathLeaf(c celast.CallExpr, v string, params map[string]any) (*pathNeed, bo
 		if ls := fieldLiterals(fn, args, v, field); ls != nil {
 			return &pathNeed{field: field, lits: setOf(ls)}, true
 		}
-		if fn == "path_match" && len(args) == 2 && isFieldOf(args[0], v, field) {
+		// path_match(v.field, patterns), or with event.home as its third
+		// argument (the home known per evaluation: see pathNeed.met).
+		home := len(args) == 3 && isFieldOf(args[2], "event", "home")
+		if fn == "path_match" && (len(args) == 2 || home) && isFieldOf(args[0], v, field) {
 			pats, ok := configStrings(args[1], params)
 			if !ok {
 				pats, ok = literalStrings(args[1])
 			}
 			if ok {
-				return &pathNeed{field: field, pats: pats, set: compilePathSet(pats)}, true
+				return &pathNeed{field: field, pats: pats, set: compilePathSet(pats), home: home}, true
 			}
 		}
 	}

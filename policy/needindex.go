@@ -344,6 +344,16 @@ next:
 	return false
 }
 
+// homeForNeeds is the evaluation's home for a need that reads it (looked
+// up once per evaluation), "" for any other.
+func (c *evalCtx) homeForNeeds(p *pathNeed) string {
+	if !p.home {
+		return ""
+	}
+	h, _ := c.field(slotHome).Value().(string)
+	return h
+}
+
 // pathMet reports whether effect i meets p, testing it once per
 // evaluation (pathMemo: 0 not yet tested, 1 no, 2 yes).
 func (c *evalCtx) pathMet(p *pathNeed, i int) bool {
@@ -359,7 +369,7 @@ func (c *evalCtx) pathMet(p *pathNeed, i int) bool {
 	slot := &c.pathMemo[p.idx*n+i]
 	if *slot == 0 {
 		*slot = 1
-		if p.met(&c.effects()[i]) {
+		if p.met(&c.effects()[i], c.homeForNeeds(p)) {
 			*slot = 2
 		}
 	}

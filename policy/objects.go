@@ -33,6 +33,7 @@ const (
 	slotRecentTools
 	slotRunStatus
 	slotEffects
+	slotHome
 	numSlots
 )
 
@@ -63,6 +64,7 @@ var (
 		{"transport", types.StringType, slotTransport},
 		{"metadata", types.NewMapType(types.StringType, types.DynType), slotMetadata},
 		{"effects", types.NewListType(types.NewObjectType("ahp.Effect")), slotEffects},
+		{"home", types.StringType, slotHome},
 	})
 	principalDef = newStructDef[principalKind]("ahp.Principal", []structField{
 		{"id", types.StringType, slotPrincipalID},

@@ -75,6 +75,41 @@ func celPathMatch(p, patterns ref.Val) ref.Val {
 	return types.False
 }
 
+// celPathMatchHome implements path_match(path, patterns, home): as
+// path_match(path, patterns), and a pattern that starts with "~" (the
+// home, as written when it is not known) also matches with "~" standing
+// for home, when home is an absolute path other than "/". The packs give
+// it event.home, so that "~" in their patterns is the agent's home
+// wherever it is (/var/lib/jenkins as well as /home/ann).
+func celPathMatchHome(args ...ref.Val) ref.Val {
+	if v := celPathMatch(args[0], args[1]); v != types.False {
+		return v
+	}
+	h, ok := args[2].(types.String)
+	home := strings.TrimSuffix(string(h), "/")
+	if !ok || home == "" || home[0] != '/' {
+		return types.False
+	}
+	ps, err := celStringList(args[1])
+	if err != nil {
+		return err
+	}
+	// The home's own characters match as they are, even * or [.
+	home = globEscaper.Replace(home)
+	s := string(args[0].(types.String))
+	for _, pat := range ps {
+		if pat == "~" || strings.HasPrefix(pat, "~/") {
+			if pathMatch(home+pat[1:], s) {
+				return types.True
+			}
+		}
+	}
+	return types.False
+}
+
+// globEscaper escapes the characters path.Match reads as a pattern.
+var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+
 // celCommandIn implements command_in(program, argv, commands): true when
 // one of commands (each a list of words) names program as its first word
 // and every other word of it is in argv, as an exact word. It does in Go
