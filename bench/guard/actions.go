@@ -55,7 +55,8 @@ func expand(c *Case, home string) ([]Action, error) {
 		if t == hooks.Gemini {
 			event = "BeforeTool"
 		}
-		ev, err := hooks.Event(t, &hooks.Input{SessionID: "guard", Cwd: c.Cwd, HookEventName: event, ToolName: tool, ToolInput: a}, time.Now())
+		// The agent's home goes with the event, as ahp hook sends it.
+		ev, err := hooks.Event(t, &hooks.Input{SessionID: "guard", Cwd: c.Cwd, Home: home, HookEventName: event, ToolName: tool, ToolInput: a}, time.Now())
 		if err != nil {
 			return Action{}, err
 		}
