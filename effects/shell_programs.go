@@ -1738,6 +1738,10 @@ func hGit(c *shCall) *shStream {
 		}
 		i++
 	}
+	if i < len(args) && args[i].known && (args[i].val == "checkout" || args[i].val == "restore") {
+		c.gitPathspecs(args[i].val, args[i+1:])
+		return c.filter()
+	}
 	if i >= len(args) || !args[i].known || args[i].val != "clone" {
 		return c.filter()
 	}
@@ -1762,6 +1766,73 @@ func hGit(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}})
 	c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}, Path: c.r.path(dir, false), Recursive: true})
 	return c.filter()
+}
+
+// gitPathspecs reads git checkout and git restore with paths, which are
+// written from the index or a commit (recursively for a directory): for
+// restore every operand; for checkout the operands after "--", or without
+// "--" each operand that reads as a path (one with a "/" or a ".", or one
+// on disk: otherwise it names a branch or commit, and the whole tree
+// changes as with git switch, which is left alone). git restore --staged
+// alone changes the index only.
+func (c *shCall) gitPathspecs(sub string, args []sword) {
+	valued := map[string]bool{"-s": true, "--source": true, "-b": true, "-B": true, "--orphan": true,
+		"--conflict": true, "--pathspec-from-file": true, "-U": true, "--unified": true}
+	var before, after []sword
+	dashdash, staged, worktree, branch := false, false, false, false
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case dashdash:
+			after = append(after, a)
+		case a.known && a.val == "--":
+			dashdash = true
+		case a.known && strings.HasPrefix(a.val, "-") && a.val != "-":
+			name, _, hasVal := strings.Cut(a.val, "=")
+			staged = staged || name == "--staged" || name == "-S"
+			worktree = worktree || name == "--worktree" || name == "-W"
+			branch = branch || name == "-b" || name == "-B" || name == "--orphan"
+			if valued[name] && !hasVal {
+				k++
+			}
+		default:
+			before = append(before, a)
+		}
+	}
+	var paths []sword
+	switch {
+	case sub == "restore":
+		if staged && !worktree {
+			return
+		}
+		paths = append(before, after...)
+	case dashdash:
+		paths = after
+	case branch:
+		// checkout -b NAME [START]: a new branch from a commit.
+	default:
+		for _, w := range before {
+			if !w.known || strings.ContainsAny(w.val, "/.") || c.onDisk(w.val) {
+				paths = append(paths, w)
+			}
+		}
+	}
+	for _, w := range paths {
+		w.tree = true
+		c.file(Write, w, nil)
+	}
+}
+
+// onDisk reports whether p names something on disk (false without a file
+// system in view).
+func (c *shCall) onDisk(p string) bool {
+	fs := c.r.s.ctx.FS
+	abs := c.r.s.resolve(p)
+	if fs == nil || !strings.HasPrefix(abs, "/") {
+		return false
+	}
+	_, err := fs.EvalSymlinks(abs)
+	return err == nil
 }
 
 // hSqlite reads sqlite3 [OPTIONS] FILE [SQL…]: the database file is read

@@ -181,6 +181,13 @@ var shellTable = []shellCase{
 	{cmd: `find /tmp -exec sh -c 'rm -rf /srv' \;`, want: []Effect{eDelR("/srv")}},
 	{cmd: `find ~/.ssh -type f -exec cat {} \;`, want: []Effect{eReadR("/home/ann/.ssh")}},
 	{cmd: `find . -fprint /etc/out`, want: []Effect{eWrite("/etc/out")}},
+	// git checkout and git restore write the paths they are given
+	{cmd: `git checkout -- .claude/settings.json`, want: []Effect{{Kind: Write, Path: "/work/proj/.claude/settings.json", Recursive: true}}},
+	{cmd: `git checkout HEAD~3 -- src lib/x.go`, want: []Effect{{Kind: Write, Path: "/work/proj/src", Recursive: true}, {Kind: Write, Path: "/work/proj/lib/x.go", Recursive: true}}, not: []Effect{{Kind: Write, Path: "/work/proj/HEAD~3"}}},
+	{cmd: `git restore -s HEAD~1 -W docs/`, want: []Effect{{Kind: Write, Path: "/work/proj/docs", Recursive: true}}},
+	{cmd: `git restore --staged a.go`, not: []Effect{{Kind: Write}}},
+	{cmd: `git checkout main`, not: []Effect{{Kind: Write}}},
+	{cmd: `git checkout -b feature/x origin/main`, not: []Effect{{Kind: Write}}},
 	// a starting point that find does not select itself: {} and -delete
 	// stand for what is under it
 	{cmd: `find /tmp -maxdepth 1 -name 'render-test-*' -mmin +60 -exec rm -rf {} +`, want: []Effect{eDelR("/tmp/*")}, not: []Effect{eDelR("/tmp")}},

@@ -194,6 +194,9 @@ type spPath struct {
 	find  bool
 	names []string
 	fold  bool // -iname: compare case-insensitively
+	// fill: a recursive write into the path (tar -x -C dir, cp -r x/.
+	// dir, rsync -a x/ dir, unzip -d dir), which may put any file in it.
+	fill bool
 }
 
 // writes reports whether the path's effect changes it.
@@ -361,7 +364,11 @@ func (a *spAction) allPaths() []spPath {
 		case effects.Read:
 			r.add(e.Path, e.Kind, false, i, e.Recursive)
 		case effects.Write, effects.Create:
-			r.add(e.Path, e.Kind, false, i, false)
+			if e.Recursive {
+				r.put(spPathKey{p: e.Path, kind: e.Kind, fill: true}, -1)
+			} else {
+				r.add(e.Path, e.Kind, false, i, false)
+			}
 		case effects.Delete:
 			r.add(e.Path, e.Kind, true, i, e.Recursive)
 		case effects.Chmod, effects.Chown:
@@ -405,9 +412,9 @@ func (a *spAction) allPaths() []spPath {
 // gives it and how the effect touches it. Equal keys make equal spPaths
 // (a find's name filter aside: those are never merged).
 type spPathKey struct {
-	p                   string
-	kind                effects.Kind
-	destroy, exec, argv bool
+	p                         string
+	kind                      effects.Kind
+	destroy, exec, argv, fill bool
 }
 
 // pathReader is the state of one allPaths: what was added, the real paths
@@ -539,7 +546,7 @@ func (r *pathReader) put(k spPathKey, find int) {
 		keep(-1)
 		return
 	}
-	p := spPath{abs: abs, kind: k.kind, destroy: k.destroy, exec: k.exec, glob: strings.ContainsAny(abs, "*?[")}
+	p := spPath{abs: abs, kind: k.kind, destroy: k.destroy, exec: k.exec, fill: k.fill, glob: strings.ContainsAny(abs, "*?[")}
 	if k.argv {
 		p.argv, p.slash = true, strings.Contains(k.p, "/")
 		p.raw = rawJoin(expandHomeWith(k.p, a.g.home), a.cwd)
@@ -984,7 +991,10 @@ func (a *spAction) changesAgentHooks() bool {
 		if !p.writes() {
 			continue
 		}
-		if isHookSettings(p.abs, p.destroy) || p.real != p.abs && isHookSettings(p.real, p.destroy) {
+		// A recursive write into an agent's settings directory may replace
+		// its hook settings as surely as a write of the file.
+		whole := p.destroy || p.fill
+		if isHookSettings(p.abs, whole) || p.real != p.abs && isHookSettings(p.real, whole) {
 			return true
 		}
 	}

@@ -175,6 +175,16 @@ func TestSelfProtectionPack(t *testing.T) {
 		"sed -i 's/ahp hook//' $HOME/.codex/config.toml": hooks,
 		"cp /dev/null .gemini/settings.json":             hooks,
 		"echo exit 0 > .claude/hooks/ahp.sh":             hooks,
+		// Recursive writes into a settings directory, and settings
+		// restored from git (each was let through).
+		"tar xf /tmp/x.tar -C .claude":                      hooks,
+		"cp -r /tmp/x/. ~/.claude/":                         hooks,
+		"rsync -a /tmp/x/ .gemini/":                         hooks,
+		"unzip -o /tmp/x.zip -d ~/.codex":                   hooks,
+		"cp -r /tmp/x/.claude .":                            hooks,
+		"git checkout -- .claude/settings.json":             hooks,
+		"git checkout HEAD~3 -- .claude":                    hooks,
+		"git restore --source=HEAD~2 .claude/settings.json": hooks,
 	}
 	allowed := []string{
 		"cat README.md",
@@ -202,6 +212,12 @@ func TestSelfProtectionPack(t *testing.T) {
 		`echo "run ahp approvals approve later" > notes.txt`,
 		"cat .claude/settings.json",
 		"jq .hooks .claude/settings.json",
+		"tar xf /tmp/x.tar",
+		"git checkout main",
+		"git checkout -b feature/x",
+		"git restore --staged .claude/settings.json",
+		"git checkout -- src/main.go",
+		"cp -r /tmp/cmds .claude/commands",
 		"vim config/settings.json",
 		"echo '{}' > settings.json",
 		"sed s/block/allow/ README.md",
