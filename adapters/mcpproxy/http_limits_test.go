@@ -105,9 +105,10 @@ func (h *HTTPHandler) sessionCount() int {
 	return len(h.sessions)
 }
 
-// connectAndPid opens an MCP session with the SDK client and asks the
-// server process for its pid.
-func connectAndPid(t *testing.T, url string) int {
+// connectAndCheckServer opens an MCP session with the SDK client, asks the
+// server process for its pid and checks that the process runs while the
+// session is open (closing the session may stop it at once).
+func connectAndCheckServer(t *testing.T, url string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -124,7 +125,9 @@ func connectAndPid(t *testing.T, url string) int {
 	if err != nil {
 		t.Fatalf("pid answer %q", text(r))
 	}
-	return pid
+	if !alive(pid) {
+		t.Fatalf("server process %d not running", pid)
+	}
 }
 
 // POSTs without a session that are not an initialize request start no
@@ -156,9 +159,7 @@ func TestHTTPGarbagePOSTsStartNothing(t *testing.T) {
 	if n := h.sessionCount(); n != 0 {
 		t.Fatalf("garbage POSTs hold %d sessions", n)
 	}
-	if pid := connectAndPid(t, srv.URL); !alive(pid) {
-		t.Fatalf("server process %d not running", pid)
-	}
+	connectAndCheckServer(t, srv.URL)
 	if n := started.Load(); n != 1 {
 		t.Fatalf("one initialize started %d server processes", n)
 	}
@@ -239,9 +240,7 @@ func TestHTTPLoopbackHostCheck(t *testing.T) {
 			t.Errorf("Host %q: status %d %q, want 200 and a session", host, status, body)
 		}
 	}
-	if pid := connectAndPid(t, srv.URL); !alive(pid) {
-		t.Fatalf("server process %d not running", pid)
-	}
+	connectAndCheckServer(t, srv.URL)
 }
 
 // A browser's cross-site request is refused; the same origin and loopback
