@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ahp-go/ahp/effects"
+	"github.com/ahp-go/ahp/internal/loopback"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
@@ -101,4 +102,15 @@ func celStringList(v ref.Val) ([]string, ref.Val) {
 		out = append(out, string(s))
 	}
 	return out, nil
+}
+
+// canonicalHost returns host as a connection reaches it: an address in any
+// spelling a client accepts (2852039166, 0xa9fea9fe, 169.254.43518,
+// [::ffff:169.254.169.254]) as its canonical text (169.254.169.254), a
+// name lower-cased, IDNA-mapped and without its trailing dot.
+func canonicalHost(host string) string {
+	if a, ok := loopback.ParseHost(host); ok {
+		return a.String()
+	}
+	return loopback.Normalize(host)
 }

@@ -25,6 +25,9 @@ func functions() []cel.EnvOption {
 		cel.Function("command_in", cel.Overload("command_in_string_list_dyn",
 			[]*cel.Type{cel.StringType, strList, cel.DynType}, cel.BoolType, cel.FunctionBinding(celCommandIn))),
 		binary("host_allowed", cel.StringType, cel.DynType, cel.BoolType, celHostAllowed),
+		unary("canonical_host", cel.StringType, cel.StringType, func(v ref.Val) ref.Val {
+			return types.String(canonicalHost(string(v.(types.String))))
+		}),
 		unary("url_host", cel.StringType, cel.StringType, func(v ref.Val) ref.Val {
 			return types.String(urlHost(string(v.(types.String))))
 		}),
