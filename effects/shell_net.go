@@ -209,6 +209,11 @@ func hCurl(c *shCall) *shStream {
 			eps = append(eps, ep{h, pt, u.val})
 		}
 	}
+	// A request over a local socket goes to whatever serves it (the
+	// container runtime's API, say), whatever host the URL names.
+	for _, u := range p.all("--unix-socket", "--abstract-unix-socket") {
+		c.unixConnect(u)
+	}
 	// A proxy is reached too, and sees every request (and, for http://
 	// URLs, what is sent).
 	for _, x := range p.all("-x", "--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname") {
@@ -338,6 +343,10 @@ var ncOpts = shOpts("-e -c -p -s -w -i -q -x -X -P -O -I -T -V -g -G -M -m --exe
 func hNc(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), ncOpts, false)
 	listen := p.has("-l", "--listen")
+	if p.has("-U", "--unixsock") && !listen && len(p.ops) > 0 {
+		c.unixConnect(p.ops[0])
+		return c.filter()
+	}
 	var host, port string
 	ops := p.ops
 	if pp, ok := p.get("-p", "--source-port"); ok && listen {
@@ -454,6 +463,9 @@ func parseSocatAddr(a string) socatAddr {
 			cmd, _, _ = strings.Cut(cmd, ",")
 		}
 		return socatAddr{kind: strings.ToLower(t), arg: cmd}
+	case strings.HasPrefix(t, "UNIX") || strings.HasPrefix(t, "ABSTRACT"):
+		f, _, _ := strings.Cut(rest, ",")
+		return socatAddr{kind: "unix", arg: f}
 	case t == "FILE" || t == "OPEN" || t == "CREATE" || t == "GOPEN" || t == "CREAT":
 		f, _, _ := strings.Cut(rest, ",")
 		return socatAddr{kind: "file", arg: f}
@@ -497,6 +509,8 @@ func hSocat(c *shCall) *shStream {
 				continue
 			}
 			c.remoteShell(shLit(a.arg), a.kind == "system", sock)
+		case "unix":
+			c.unixConnect(shLit(a.arg))
 		case "file":
 			c.file(Read, shLit(a.arg), nil)
 			c.file(Write, shLit(a.arg), nil)
@@ -939,4 +953,18 @@ func hFtp(c *shCall) *shStream {
 		}
 	}
 	return &shStream{kind: sNet, host: host, prog: c.prog}
+}
+
+// unixConnect records a connection to the local socket a word names (a
+// connect effect with its path and no host), or an unknown when the word
+// is not known.
+func (c *shCall) unixConnect(w sword) {
+	if !w.known {
+		c.r.s.unknown(false, "%s: socket not known statically: %s", c.prog, w.arg)
+		return
+	}
+	if w.val == "" {
+		return
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Path: c.r.path(w.val, false)})
 }

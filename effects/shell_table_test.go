@@ -785,3 +785,18 @@ func TestCdHomeNotKnown(t *testing.T) {
 		checkShellCase(t, ctx, c)
 	}
 }
+
+// TestUnixSocketConnects: a request over a local socket (curl
+// --unix-socket, socat UNIX-CONNECT:, nc -U) is a connect with the
+// socket's path and no host.
+func TestUnixSocketConnects(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann"}
+	for _, c := range []shellCase{
+		{cmd: `curl --unix-socket /var/run/docker.sock http://localhost/containers/json`, want: []Effect{{Kind: Connect, Path: "/var/run/docker.sock"}}},
+		{cmd: `socat - UNIX-CONNECT:/run/containerd/containerd.sock`, want: []Effect{{Kind: Connect, Path: "/run/containerd/containerd.sock"}}},
+		{cmd: `nc -U ./app.sock`, want: []Effect{{Kind: Connect, Path: "/work/proj/app.sock"}}},
+		{cmd: `curl --unix-socket "$S" http://x/`, unk: shUnkYes},
+	} {
+		checkShellCase(t, ctx, c)
+	}
+}

@@ -199,9 +199,12 @@ func TestEffectPacksExamples(t *testing.T) {
 		`curl -H "Metadata-Flavor: Google" http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token`: "credentials.cloud_metadata",
 		`curl -H Metadata:true "http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01"`:                         "credentials.cloud_metadata",
 		`python3 -c 'import urllib.request as u; u.urlopen("http://169.254.169.254/latest/meta-data/iam/security-credentials/r")'`:     "credentials.cloud_metadata",
-		`bash < "$F"`:           "opaque_code.hidden_code",
-		`python3 - < "$SCRIPT"`: "opaque_code.hidden_code",
-		`sh 3< "$F" <&3`:        "opaque_code.hidden_code",
+		`curl -s --unix-socket /var/run/docker.sock -X POST http://localhost/containers/create -d @c.json`:                             "privilege.runtime_socket",
+		`socat - UNIX-CONNECT:/run/containerd/containerd.sock`:                                                                         "privilege.runtime_socket",
+		`nc -U /var/run/docker.sock`: "privilege.runtime_socket",
+		`bash < "$F"`:                "opaque_code.hidden_code",
+		`python3 - < "$SCRIPT"`:      "opaque_code.hidden_code",
+		`sh 3< "$F" <&3`:             "opaque_code.hidden_code",
 		`sudo apt-get install -y openssh-server=1:9.2p1-2`: "system_integrity.package_manager",
 		`sudo runuser alice -c 'rm -rf /'`:                 "destructive_shell.rm_root_or_home",
 		`su -`:                                             "privilege.root_shell",
@@ -253,6 +256,8 @@ func TestEffectPacksExamples(t *testing.T) {
 		`scp "h.example:$F" .`, `cd "$X" && curl -d @payload.json http://localhost:8080/api`,
 		`curl -F "name=$N" https://api.example.com/v1/users`, `curl -d "$(date -u +%s)" https://api.example.com/v1/ping`,
 		`curl -T "$F" http://localhost:9000/upload`,
+		// local sockets other than a container runtime's
+		`curl --unix-socket /tmp/app.sock http://localhost/health`, `socat - UNIX-CONNECT:/tmp/mysqld.sock`,
 		// other instance metadata
 		`curl -s http://169.254.169.254/latest/meta-data/instance-id`, `curl -X PUT http://169.254.169.254/latest/api/token -H "X-aws-ec2-metadata-token-ttl-seconds: 60"`,
 		// a tree written under the home, not into it
