@@ -200,6 +200,16 @@ export function affinityOf(pid) {
   }
 }
 
+// cpuList expands a CPU list such as "0-1,4" into its numbers, in order.
+export function cpuList(list) {
+  const out = [];
+  for (const part of list.split(',').filter(Boolean)) {
+    const [a, b = a] = part.split('-').map(Number);
+    for (let i = a; i <= b; i++) out.push(i);
+  }
+  return out;
+}
+
 // cpuSeconds returns the CPU time (user + system) pids have used so far.
 export function cpuSeconds(pids) {
   let ticks = 0;
