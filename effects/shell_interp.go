@@ -851,6 +851,11 @@ func hExport(c *shCall) *shStream {
 			continue
 		}
 		if w.known {
+			c.r.commandVar(name, shLit(val))
+		} else {
+			c.r.commandVar(name, sword{arg: val, out: w.out, dyn: w.dyn})
+		}
+		if w.known {
 			c.r.vars[name] = shVar{val: val, known: true, exported: export}
 		} else {
 			c.r.vars[name] = shVar{exported: export}

@@ -131,12 +131,14 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 		return "", false
 	}
 	v := w.val
+	// A file under a tree (find's {}) is read as the tree.
+	file := func(f string) sword { return sword{arg: f, val: f, known: true, tree: w.tree} }
 	if at {
 		if f, found := strings.CutPrefix(v, "@"); found {
 			if f == "-" {
 				return c.in.source(), true
 			}
-			c.file(Read, shLit(f), nil)
+			c.file(Read, file(f), nil)
 			return c.r.path(f, false), true
 		}
 		if name, f, found := strings.Cut(v, "@"); found && !strings.ContainsAny(name, "/ ") {
@@ -144,7 +146,7 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 			if f == "-" {
 				return c.in.source(), true
 			}
-			c.file(Read, shLit(f), nil)
+			c.file(Read, file(f), nil)
 			return c.r.path(f, false), true
 		}
 	}
@@ -181,9 +183,9 @@ func hCurl(c *shCall) *shStream {
 				_, val, _ := strings.Cut(v.val, "=")
 				val, _, _ = strings.Cut(val, ";")
 				if f, found := strings.CutPrefix(val, "@"); found {
-					v = shLit("@" + f)
+					v = sword{arg: "@" + f, val: "@" + f, known: true, tree: v.tree}
 				} else if f, found := strings.CutPrefix(val, "<"); found {
-					v = shLit("@" + f)
+					v = sword{arg: "@" + f, val: "@" + f, known: true, tree: v.tree}
 				} else {
 					v = shLit(val)
 				}
@@ -196,7 +198,7 @@ func hCurl(c *shCall) *shStream {
 		case "-T", "--upload-file":
 			if o.val.known && (o.val.val == "-" || o.val.val == ".") {
 				sources = append(sources, c.in.source())
-			} else if s, ok := c.dataSource(sword{arg: o.val.arg, val: "@" + o.val.val, known: o.val.known, dyn: o.val.dyn}, true); ok {
+			} else if s, ok := c.dataSource(sword{arg: o.val.arg, val: "@" + o.val.val, known: o.val.known, dyn: o.val.dyn, tree: o.val.tree}, true); ok {
 				sources = append(sources, s)
 			}
 		}

@@ -84,7 +84,7 @@ func init() {
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
 		"crontab": hCrontab, "git": hGit,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
-		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign,
+		"jrunscript": hForeign, "julia": hForeign, "expect": hForeign, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
 		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
@@ -716,27 +716,68 @@ func hAwk(c *shCall) *shStream {
 }
 
 var (
-	awkPipeRE  = regexp.MustCompile(`\|\s*"`)
 	awkRedirRE = regexp.MustCompile(`>>?\s*"([^"]+)"`)
 	// gawk's network files: /inet/tcp/LOCALPORT/HOST/REMOTEPORT.
 	awkInetRE = regexp.MustCompile(`/inet[46]?/(tcp|udp)/([0-9]+)/([^/"]+)/([0-9]+)`)
 )
 
-var awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+var (
+	awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+	// "cmd" | getline [var]: the output of cmd is read.
+	awkCmdGetlineRE = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|&?\s*getline`)
+	// print … | "cmd": cmd reads what is printed.
+	awkPrintPipeRE = regexp.MustCompile(`\|&?\s*"((?:[^"\\]|\\.)*)"`)
+	// getline [var] < "file"
+	awkGetlineFileRE = regexp.MustCompile(`getline(?:\s+[A-Za-z_][A-Za-z_0-9]*)?\s*<\s*"((?:[^"\\]|\\.)*)"`)
+	// getline [var] < expr, print … | expr, expr | getline, system(expr):
+	// what they name is known only at run time (after the literal forms
+	// above are taken out of the text).
+	awkDynGetlineFileRE = regexp.MustCompile(`getline(?:\s+[A-Za-z_][A-Za-z_0-9]*)?\s*<\s*[^"\s]`)
+	awkDynPipeRE        = regexp.MustCompile(`(?:^|[^|])\|&?\s*getline|\bprintf?\b[^;{}\n]*[^|]\|&?\s*[A-Za-z_$(]|\bsystem\s*\(`)
+)
 
-// awkProgram reads the commands an awk program runs: system("literal")
-// is read as shell; other ways of running commands (system of an
-// expression, "cmd" | getline, print | "cmd") are Unknown.
+// awkProgram reads the commands an awk program runs: system("literal"),
+// "literal" | getline and print | "literal" are read as shell (a print
+// pipe's command reads what awk prints); getline < "file" is a read.
+// Commands or files named by an expression are not known: a command is
+// code that runs unread, run by sh.
 func (c *shCall) awkProgram(prog string) {
 	if prog == "" {
 		return
 	}
-	found := awkSystemRE.FindAllStringSubmatch(prog, -1)
-	for _, m := range found {
+	rest := prog
+	printed := c.filter()
+	for _, m := range awkSystemRE.FindAllStringSubmatch(prog, -1) {
 		c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
 	}
-	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || awkPipeRE.MatchString(prog) {
-		c.r.s.unknown(false, "%s program runs commands not known statically", c.prog)
+	rest = awkSystemRE.ReplaceAllString(rest, "")
+	for _, m := range awkGetlineFileRE.FindAllStringSubmatch(rest, -1) {
+		if !strings.HasPrefix(m[1], "/inet") && m[1] != "-" && m[1] != "/dev/stdin" {
+			c.file(Read, shLit(m[1]), nil)
+			printed.from = append(printed.from, c.r.path(m[1], false))
+		}
+	}
+	rest = awkGetlineFileRE.ReplaceAllString(rest, "")
+	for _, m := range awkCmdGetlineRE.FindAllStringSubmatch(rest, -1) {
+		if !strings.HasPrefix(m[1], "/inet") {
+			c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
+		}
+	}
+	rest = awkCmdGetlineRE.ReplaceAllString(rest, "")
+	for _, m := range awkPrintPipeRE.FindAllStringSubmatch(rest, -1) {
+		if !strings.HasPrefix(m[1], "/inet") {
+			c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), &shEnv{stdin: printed})
+		}
+	}
+	rest = awkPrintPipeRE.ReplaceAllString(rest, "")
+	if awkDynPipeRE.MatchString(rest) {
+		if c.in != nil && c.in.kind == sNet {
+			c.r.download(c.in, "sh")
+		}
+		c.r.s.opaque("sh", "", "%s program runs commands not known statically", c.prog)
+	}
+	if awkDynGetlineFileRE.MatchString(rest) {
+		c.r.s.unknown(false, "%s: read of a path not known statically: getline < an expression", c.prog)
 	}
 	for _, m := range awkInetRE.FindAllStringSubmatch(prog, -1) {
 		if m[2] != "0" {
@@ -780,17 +821,73 @@ func hJq(c *shCall) *shStream {
 	return c.filter(c.paths(files)...)
 }
 
-func hEdit(c *shCall) *shStream {
-	p := c.parseOpts(c.args(), shOpts("-c -S -u -i -T --cmd"), false)
-	for _, cmd := range p.all("-c", "--cmd") {
-		if v := strings.TrimLeft(cmd.val, ": "); cmd.known && strings.HasPrefix(v, "!") {
-			c.shellText(c.prog, shLit(v[1:]), nil)
-		} else if cmd.known && (strings.HasPrefix(v, "py") || strings.HasPrefix(v, "lua")) {
-			c.r.s.unknown(false, "%s runs editor script code: %s", c.prog, cmd.arg)
+var (
+	// An ex command that filters through or runs a shell command:
+	// :!cmd, :r !cmd, :w !cmd, :%!cmd, :silent !cmd.
+	exBangRE = regexp.MustCompile(`^(?:sil(?:ent)?!?\s*)?(?:[.%$0-9,'<>]*\s*)?(?:(?:r|re|rea|read|w|wr|wri|writ|write)\s*)?!(.*)$`)
+	// system("cmd"), systemlist('cmd'), :terminal cmd and the language
+	// interfaces (:python3 code, :lua code, …) in an ex command.
+	exSystemRE = regexp.MustCompile(`\b(?:system|systemlist|jobstart|job_start|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*[,)]`)
+	exCodeRE   = regexp.MustCompile(`^(?:sil(?:ent)?!?\s*)?(py|py3|python|python3|pyx|pythonx|lua|luado|perl|perldo|ruby|rubydo|tcl|tcldo|mz|mzscheme|ter|term|terminal)\b\s*(.*)$`)
+	// Emacs Lisp that runs commands, touches files or the network.
+	elispEffectRE = regexp.MustCompile(`\((?:shell-command|async-shell-command|call-process|call-process-shell-command|process-lines|start-process|start-process-shell-command|make-process|make-network-process|open-network-stream|url-retrieve|url-retrieve-synchronously|delete-directory|delete-file|write-region|copy-file|rename-file|make-symbolic-link|load|eval|shell|term|compile)\b`)
+)
+
+// exCommand reads one ex command given to vi, vim or ed on the command
+// line (-c, --cmd, +cmd): shell escapes are read as shell; code for an
+// embedded interpreter is read (Python) or is code that runs unread.
+func (c *shCall) exCommand(cmd sword) {
+	if !cmd.known {
+		c.r.s.opaque("sh", outProg(cmd), "%s runs an editor command not known statically: %s", c.prog, cmd.arg)
+		return
+	}
+	v := strings.TrimLeft(cmd.val, ": ")
+	if m := exBangRE.FindStringSubmatch(v); m != nil {
+		c.shellText(c.prog, shLit(m[1]), nil)
+		return
+	}
+	if m := exCodeRE.FindStringSubmatch(v); m != nil {
+		switch {
+		case strings.HasPrefix(m[1], "py"):
+			c.r.readCode("python", m[2], nil)
+		case strings.HasPrefix(m[1], "ter"):
+			if strings.TrimSpace(m[2]) != "" {
+				c.shellText(c.prog, shLit(m[2]), nil)
+			} else {
+				c.r.s.opaque("sh", "", "%s opens a terminal", c.prog)
+			}
+		default:
+			c.r.s.opaque(c.prog, "", "%s runs editor script code: %s", c.prog, cmd.arg)
 		}
+		return
+	}
+	found := false
+	for _, m := range exSystemRE.FindAllStringSubmatch(v, -1) {
+		found = true
+		c.shellText(c.prog, shLit(m[1]+m[2]), nil)
+	}
+	if !found && (strings.Contains(v, "system") || strings.Contains(v, "jobstart") || strings.Contains(v, "job_start") || strings.Contains(v, "term_start") || strings.Contains(v, "libcall")) {
+		c.r.s.opaque("sh", "", "%s runs a command not known statically: %s", c.prog, cmd.arg)
+	}
+}
+
+func hEdit(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-c -S -u -i -T --cmd --eval -eval --execute -l --load -f --funcall"), false)
+	if c.prog == "emacs" {
+		for _, code := range p.all("--eval", "-eval", "--execute", "-l", "--load", "-f", "--funcall") {
+			if !code.known || elispEffectRE.MatchString(code.val) {
+				c.r.s.opaque("emacs", "", "emacs runs Lisp code that the analysis does not read: %s", code.arg)
+			}
+		}
+	}
+	for _, cmd := range p.all("-c", "--cmd") {
+		c.exCommand(cmd)
 	}
 	for _, w := range p.ops {
 		if w.known && strings.HasPrefix(w.val, "+") {
+			if len(w.val) > 1 {
+				c.exCommand(shLit(w.val[1:]))
+			}
 			continue
 		}
 		c.file(Read, w, nil)
@@ -1412,6 +1509,7 @@ func hEnv(c *shCall) *shStream {
 		case shIsAssignWord(a.val):
 			n, v, _ := strings.Cut(a.val, "=")
 			env = append(env, shAssign{name: n, val: shLit(v)})
+			c.r.commandVar(n, shLit(v))
 		default:
 			return c.r.run(args[i:], c.in, env)
 		}
@@ -1626,10 +1724,60 @@ func (c *shCall) sedScript(w sword) {
 			if arg != "" {
 				c.shellText("sed", shLit(arg), nil)
 			} else {
-				c.r.s.unknown(false, "sed runs its input lines as commands")
+				c.sedRunsInput("e")
 			}
 		}
 	}
+	if sedSubstExec(w.val) {
+		c.sedRunsInput("s///e")
+	}
+}
+
+// sedRunsInput records that sed runs lines of its input (or of what it
+// made of them) as shell commands: code that runs unread, or downloaded
+// code when its input comes from the network.
+func (c *shCall) sedRunsInput(how string) {
+	if c.in != nil && c.in.kind == sNet {
+		c.r.download(c.in, "sh")
+	}
+	c.r.s.opaque("sh", "", "sed runs its input lines as commands (%s)", how)
+}
+
+// sedSubstExec reports whether a sed script has a substitution with the e
+// flag (s/x/y/e: GNU sed runs the pattern space as a command and puts its
+// output in its place).
+func sedSubstExec(script string) bool {
+	for i := 0; i < len(script); i++ {
+		if script[i] != 's' || i+1 >= len(script) {
+			continue
+		}
+		if i > 0 && !strings.ContainsRune("\n;{}! \t0123456789$/", rune(script[i-1])) {
+			continue
+		}
+		d := script[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9') {
+			continue
+		}
+		j, parts := i+2, 0
+		for ; j < len(script) && parts < 2; j++ {
+			switch script[j] {
+			case '\\':
+				j++
+			case d:
+				parts++
+			}
+		}
+		if parts < 2 {
+			continue
+		}
+		for ; j < len(script) && strings.IndexByte("gpiImMe0123456789", script[j]) >= 0; j++ {
+			if script[j] == 'e' {
+				return true
+			}
+		}
+		i = j - 1
+	}
+	return false
 }
 
 var gitCloneOpts = shOpts("-b --branch -o --origin -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --filter --template -j --jobs --bundle-uri --server-option")
@@ -1707,17 +1855,57 @@ func hForeign(c *shCall) *shStream {
 			code = append(code, a.val[2:])
 		}
 	}
+	inline := len(code) > 0
+	if !inline && c.in != nil && c.in.kind == sText && c.prog != "socket" && c.prog != "ztcp" {
+		code, inline = []string{c.in.text}, true // tclsh <<< 'exec …'
+	}
 	if len(code) == 0 {
 		code = []string{c.r.src}
 		if c.prog == "socket" || c.prog == "ztcp" {
 			code = append(code, "socket "+strings.Join(shArgvOf(args), " "))
 		}
 	}
+	if c.in != nil && c.in.kind == sNet && !inline && c.prog != "socket" && c.prog != "ztcp" {
+		c.r.download(c.in, c.prog) // curl … | lua -: the program is what the network sends
+	}
 	c.r.s.socketShellScan(c.prog, strings.Join(code, "\n"))
 	if c.prog != "socket" && c.prog != "ztcp" {
 		c.r.s.socketUploadScan(c.prog, strings.Join(code, "\n"))
+		if inline {
+			c.foreignCommands(strings.Join(code, "\n"))
+		}
 	}
 	return c.filter()
+}
+
+var (
+	// A command given literally to a runner of a language the analysis
+	// does not parse: Lua's os.execute("cmd")/io.popen("cmd"), Tcl's and
+	// expect's exec/spawn words, Julia's run(`cmd`).
+	foreignCmdRE = regexp.MustCompile(`(?:os\.execute|io\.popen|\bsystem)\s*\(?\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|\[\[([^\]]*)\]\])|(?m)(?:^|[\[;{])\s*(?:exec|spawn)\s+([^\]\n;}]+)|\brun\s*\(\s*` + "`([^`]*)`")
+	// Any way of running a command in those languages.
+	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
+)
+
+// foreignCommands reads the commands inline code of a language the
+// analysis does not parse gives literally to its command runners, as
+// shell; a runner whose command is not literal makes the code run unread
+// (an opaque Unknown into the interpreter).
+func (c *shCall) foreignCommands(code string) {
+	if len(code) > MaxInput {
+		return
+	}
+	found := foreignCmdRE.FindAllStringSubmatch(code, -1)
+	for _, m := range found {
+		cmd := m[1] + m[2] + m[3] + m[4] + m[5]
+		if m[4] != "" {
+			cmd = strings.NewReplacer("{", "'", "}", "'").Replace(m[4]) // Tcl braces quote
+		}
+		c.r.s.shellIn(cmd, nil)
+	}
+	if len(foreignRunnerRE.FindAllStringIndex(code, -1)) > len(found) {
+		c.r.s.opaque(c.prog, "", "%s code runs commands not known statically", c.prog)
+	}
 }
 
 // hGo reads go run FILE.go when the same script wrote FILE.go with literal
@@ -1737,11 +1925,59 @@ func hGo(c *shCall) *shStream {
 	return c.filter()
 }
 
+// hMake reads make -f - (or /dev/stdin) when the makefile comes from
+// the command: its recipes (lines that start with a tab) and $(shell …)
+// are read as shell; a makefile from the network is a download run by
+// make, and one from a command's output is code that runs unread.
+func hMake(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-f --file --makefile -C --directory -I --include-dir -j --jobs -l --load-average -o --old-file -W --what-if --assume-new"), false)
+	for _, f := range p.all("-f", "--file", "--makefile") {
+		text, ok := "", false
+		switch {
+		case f.known && (f.val == "-" || f.val == "/dev/stdin"):
+			switch {
+			case c.in == nil:
+				continue
+			case c.in.kind == sText:
+				text, ok = c.in.text, true
+			case c.in.kind == sNet:
+				c.r.download(c.in, "make")
+				continue
+			default:
+				c.r.feed("sh", "make", c.in, nil) // file content or a command's output
+				continue
+			}
+		case f.known:
+			text, ok = c.r.written[c.r.path(f.val, false)]
+		}
+		if !ok {
+			continue
+		}
+		var recipes []string
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "\t") {
+				recipes = append(recipes, strings.TrimLeft(line, "\t@-+ "))
+			}
+		}
+		for _, m := range makeShellRE.FindAllStringSubmatch(text, -1) {
+			recipes = append(recipes, m[1])
+		}
+		c.r.s.shellIn(strings.Join(recipes, "\n"), nil)
+	}
+	return c.filter()
+}
+
+var makeShellRE = regexp.MustCompile(`\$\(shell\s+([^)]*)\)`)
+
 // hGdb reads the commands gdb runs from its command line: -ex 'python
 // CODE' (and py, pi) as Python, -ex 'shell CMD' and -ex '!CMD' as shell.
 func hGdb(c *shCall) *shStream {
 	args := c.args()
 	for i := 0; i+1 < len(args); i++ {
+		if args[i].known && (args[i].val == "-x" || args[i].val == "--command") && args[i+1].known &&
+			(args[i+1].val == "/dev/stdin" || args[i+1].val == "-") && c.in != nil && c.in.kind == sNet {
+			c.r.download(c.in, "gdb") // curl … | gdb -x /dev/stdin
+		}
 		if !args[i].known || (args[i].val != "-ex" && args[i].val != "--ex" && args[i].val != "-eval-command" && args[i].val != "--eval-command") {
 			continue
 		}
