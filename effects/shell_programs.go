@@ -34,7 +34,7 @@ func init() {
 		"wc": hReadOps, "uniq": hReadOps, "md5sum": hReadOps, "sha1sum": hReadOps, "sha256sum": hReadOps,
 		"sha512sum": hReadOps, "cksum": hReadOps, "b2sum": hReadOps, "file": hReadOps,
 		"cmp": hReadOps, "comm": hReadOps, "paste": hReadOps, "fold": hReadOps, "fmt": hReadOps,
-		"column": hReadOps, "shuf": hReadOps, "expand": hReadOps, "look": hReadOps,
+		"column": hReadOps, "shuf": hShuf, "expand": hReadOps, "look": hReadOps,
 		"diff": hDiff, "sort": hSort, "cut": hCut, "split": hReadOps, "iconv": hIconv,
 		"grep": hGrep, "egrep": hGrep, "fgrep": hGrep, "rg": hGrep, "ag": hGrep, "zgrep": hGrep,
 		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk, "jq": hJq,
@@ -593,6 +593,24 @@ func hReadOps(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-n -c --lines --bytes -w -s -t -N -j -A -B -C -e -f"), false)
 	c.files(Read, p.ops, false)
 	return c.filter(c.paths(p.ops)...)
+}
+
+// hShuf reads shuf: its operand is a file unless -e (words) or -i (a
+// range) is given; -o writes the output to a file.
+func hShuf(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-n --head-count -o --output -i --input-range --random-source"), false)
+	var files []sword
+	if !p.has("-e", "--echo", "-i", "--input-range") {
+		files = p.ops
+		c.files(Read, files, false)
+	}
+	for _, o := range p.all("-o", "--output") {
+		c.file(Write, o, nil)
+	}
+	if p.has("-o", "--output") {
+		return nil
+	}
+	return c.filter(c.paths(files)...)
 }
 
 func hHeadTail(c *shCall) *shStream {
@@ -1728,8 +1746,12 @@ func (c *shCall) sedScript(w sword) {
 			}
 		}
 	}
-	if sedSubstExec(w.val) {
+	exec, wfiles := sedSubstFlags(w.val)
+	if exec {
 		c.sedRunsInput("s///e")
+	}
+	for _, f := range wfiles {
+		c.file(Write, shLit(f), nil)
 	}
 }
 
@@ -1743,10 +1765,11 @@ func (c *shCall) sedRunsInput(how string) {
 	c.r.s.opaque("sh", "", "sed runs its input lines as commands (%s)", how)
 }
 
-// sedSubstExec reports whether a sed script has a substitution with the e
-// flag (s/x/y/e: GNU sed runs the pattern space as a command and puts its
-// output in its place).
-func sedSubstExec(script string) bool {
+// sedSubstFlags reads the flags of a sed script's substitutions: exec
+// when one has the e flag (s/x/y/e: GNU sed runs the pattern space as a
+// command and puts its output in its place), and the files named by the
+// w flag (s/x/y/w FILE writes the lines it changed to FILE).
+func sedSubstFlags(script string) (exec bool, wfiles []string) {
 	for i := 0; i < len(script); i++ {
 		if script[i] != 's' || i+1 >= len(script) {
 			continue
@@ -1770,14 +1793,26 @@ func sedSubstExec(script string) bool {
 		if parts < 2 {
 			continue
 		}
-		for ; j < len(script) && strings.IndexByte("gpiImMe0123456789", script[j]) >= 0; j++ {
+		for ; j < len(script) && strings.IndexByte("gpiImMe0123456789w", script[j]) >= 0; j++ {
 			if script[j] == 'e' {
-				return true
+				exec = true
+			}
+			if script[j] == 'w' {
+				// The file name is the rest of the line.
+				name, _, _ := strings.Cut(script[j+1:], "\n")
+				if name = strings.TrimSpace(name); name != "" {
+					wfiles = append(wfiles, name)
+				}
+				j = len(script) - 1
+				if k := strings.IndexByte(script[i:], '\n'); k >= 0 {
+					j = i + k
+				}
+				break
 			}
 		}
 		i = j - 1
 	}
-	return false
+	return exec, wfiles
 }
 
 var gitCloneOpts = shOpts("-b --branch -o --origin -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --filter --template -j --jobs --bundle-uri --server-option")
