@@ -20,6 +20,7 @@ func functions() []cel.EnvOption {
 		binary("glob", cel.StringType, cel.DynType, cel.BoolType, celGlob),
 		binary("path_within", cel.StringType, cel.DynType, cel.BoolType, celPathWithin),
 		binary("path_match", cel.StringType, cel.DynType, cel.BoolType, celPathMatch),
+		binary("path_may_match", cel.StringType, cel.DynType, cel.BoolType, celPathMayMatch),
 		cel.Function("command_in", cel.Overload("command_in_string_list_dyn",
 			[]*cel.Type{cel.StringType, strList, cel.DynType}, cel.BoolType, cel.FunctionBinding(celCommandIn))),
 		binary("host_allowed", cel.StringType, cel.DynType, cel.BoolType, celHostAllowed),
