@@ -75,6 +75,9 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `xxd data.bin dump.hex`, want: []Effect{eRead("/work/proj/data.bin"), eWrite("/work/proj/dump.hex")}},
 	{cmd: `shuf -e ssh-ed25519 AAAA x -o /root/.ssh/authorized_keys`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}, not: []Effect{eRead("/work/proj/AAAA")}},
 	{cmd: `shuf -n 3 words.txt`, want: []Effect{eRead("/work/proj/words.txt")}},
+	{cmd: `screen -L -Logfile /root/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/root/.ssh/authorized_keys", Append: true}}},
+	{cmd: `screen -L /root/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/root/.ssh/authorized_keys", Append: true}}},
+	{cmd: `screen -L -S build make`, want: []Effect{eRun("make")}},
 
 	// ---- ordinary spellings next to them: read, and nothing hidden ----
 	{cmd: `git -c core.pager=cat log`, want: []Effect{eRun("cat")}},

@@ -1603,7 +1603,23 @@ func hScript(c *shCall) *shStream {
 }
 
 func hScreen(c *shCall) *shStream {
-	p := c.parseOpts(c.args(), shOpts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
+	// -Logfile FILE (and, in some versions, -L FILE) names the log screen
+	// writes what the session prints to.
+	args := c.args()
+	var rest []sword
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.known && i+1 < len(args) && (a.val == "-Logfile" || a.val == "-L" && args[i+1].known && strings.Contains(args[i+1].val, "/")) {
+			c.file(Write, args[i+1], func(e *Effect) { e.Append = true })
+			i++
+			continue
+		}
+		if a.known && (a.val == "-L" || a.val == "-Logfile") {
+			continue
+		}
+		rest = append(rest, a)
+	}
+	p := c.parseOpts(rest, shOpts("-S -c -e -h -p -s -t -T -X"), true)
 	if len(p.rest) > 0 {
 		return c.r.run(p.rest, c.in, c.env)
 	}

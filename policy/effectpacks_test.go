@@ -200,7 +200,8 @@ func TestEffectPacksExamples(t *testing.T) {
 		"ps -ef | awk '/ahp serve/{print $2}' | xargs kill -9":                      "self_protection.stop_harness",
 		`kill $(ps -C ahp -o pid=)`:                                                 "self_protection.stop_harness",
 		`strace -s 999 -o /root/.ssh/authorized_keys strace - ssh-ed25519 AAAA x`:   "persistence.backdoor_named",
-		`screen -L -Logfile /root/.ssh/authorized_keys echo x`:                      "persistence.backdoor_named",
+		`screen -L -Logfile /root/.ssh/authorized_keys echo x`:                      "persistence.backdoor",
+		`screen -L /root/.ssh/authorized_keys echo x`:                               "persistence.backdoor",
 		`dos2unix -f -n /etc/shadow /root/.ssh/authorized_keys`:                     "persistence.backdoor_named",
 		`exiftool -filename=/root/.ssh/authorized_keys /etc/shadow`:                 "persistence.backdoor_named",
 		`tcpdump -ln -i lo -w /root/.ssh/authorized_keys -c 1`:                      "persistence.backdoor_named",
@@ -319,6 +320,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`sed 's/a/b/w changed.txt' f`, `xxd data.bin dump.hex`,
 		`grep -n TODO *`, `wc -l *`, `cat *.pem`, `cat ~/*.txt`, `grep -r TODO ~/*`, `cat ./*.md`, `ls ~/.ssh/*`, `cat ~/.ssh/*.pub`,
 		`cat /etc/*.conf`, `cat src/*.go | wc -l`,
+		`firejail --net=eth0 --ip=192.168.1.244 /etc/init.d/apache2 start`,
 		// an input file named at run time, not sent and not run
 		`while read -r l; do echo "$l"; done < "$LIST"`, `sort -u < "$F" > sorted.txt`, `curl -T - http://localhost:9000/u < "$F"`,
 		`python3 -c 'import os
