@@ -79,6 +79,14 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `screen -L /root/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/root/.ssh/authorized_keys", Append: true}}},
 	{cmd: `screen -L -S build make`, want: []Effect{eRun("make")}},
 
+	// ---- the home directory spelt as a call or an index in interpreter code ----
+	{cmd: `perl -e 'use File::Path; rmtree($ENV{HOME})'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `node -e 'require("fs").rmSync(require("os").homedir(),{recursive:true,force:true})'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `node -e 'const os=require("os");require("fs").rmSync(os.homedir(),{recursive:true})'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `php -r 'system("rm -rf ".getenv("HOME"));'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `ruby -e 'require "fileutils"; FileUtils.rm_rf(ENV["HOME"])'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `node -e 'console.log(require("fs").readFileSync(require("os").homedir()+"/.ssh/id_rsa","utf8"))'`, want: []Effect{eRead("/home/ann/.ssh/id_rsa")}},
+
 	// ---- ordinary spellings next to them: read, and nothing hidden ----
 	{cmd: `git -c core.pager=cat log`, want: []Effect{eRun("cat")}},
 	{cmd: `git -c user.name=ann commit -m x`, not: []Effect{eRun("ann")}},
