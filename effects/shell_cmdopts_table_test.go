@@ -78,6 +78,8 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `screen -L -Logfile /root/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/root/.ssh/authorized_keys", Append: true}}},
 	{cmd: `screen -L /root/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/root/.ssh/authorized_keys", Append: true}}},
 	{cmd: `screen -L -S build make`, want: []Effect{eRun("make")}},
+	{cmd: `rlwrap -l ~/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/home/ann/.ssh/authorized_keys", Append: true}}},
+	{cmd: `rlwrap -a python3`, want: []Effect{eRun("python3")}},
 
 	// ---- the home directory spelt as a call or an index in interpreter code ----
 	{cmd: `perl -e 'use File::Path; rmtree($ENV{HOME})'`, want: []Effect{eDelR("/home/ann")}},

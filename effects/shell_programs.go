@@ -73,7 +73,7 @@ func init() {
 		"fakeroot": hWrap(nil, 0), "firejail": hWrap(nil, 0), "torsocks": hWrap(nil, 0),
 		"proxychains": hWrap(shOpts("-f"), 0), "proxychains4": hWrap(shOpts("-f"), 0),
 		"xvfb-run": hWrap(shOpts("-n -s -f -e -p"), 0), "caffeinate": hWrap(shOpts("-t -w"), 0),
-		"rlwrap": hWrap(nil, 0), "nocache": hWrap(nil, 0), "catchsegv": hWrap(nil, 0),
+		"rlwrap": hRlwrap, "nocache": hWrap(nil, 0), "catchsegv": hWrap(nil, 0),
 		"faketime": hWrap(shOpts("-f"), 1), "systemd-run": hWrap(shOpts("-u --unit -p --property -M --machine --description --slice -E --setenv --uid --gid --working-directory"), 0),
 		"watch": hWatch, "parallel": hParallel, "flock": hFlock, "script": hScript,
 		"screen": hScreen, "tmux": hTmux, "at": hAt, "batch": hAt,
@@ -1598,6 +1598,19 @@ func hScript(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-c --command -E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -o --output-limit"), false)
 	if cmd, ok := p.get("-c", "--command"); ok {
 		c.shellText("script", cmd, nil)
+	}
+	return nil
+}
+
+// hRlwrap reads rlwrap [OPTIONS] COMMAND: -l FILE and -L FILE append the
+// session to FILE, -H FILE is its history; the command runs.
+func hRlwrap(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-b -C -D -e -f -F -g -H -l -L -M -O -p -P -q -s -S -t -w -z --logfile --history-filename --file"), true)
+	for _, f := range p.all("-l", "-L", "--logfile", "-H", "--history-filename") {
+		c.file(Write, f, func(e *Effect) { e.Append = true })
+	}
+	if len(p.rest) > 0 {
+		return c.r.run(p.rest, c.in, c.env)
 	}
 	return nil
 }
