@@ -24,7 +24,8 @@ var shCommandVars = map[string]bool{
 var shScriptVars = map[string]bool{"BASH_ENV": true, "ENV": true}
 
 // commandVar reads the value given to an environment variable that holds
-// a command (shCommandVars) or a start-up script (shScriptVars).
+// a command (shCommandVars), a start-up script (shScriptVars) or a library
+// the dynamic loader loads into every program (LD_PRELOAD, LD_AUDIT).
 func (r *sh) commandVar(name string, val sword) {
 	switch {
 	case shCommandVars[name]:
@@ -43,6 +44,13 @@ func (r *sh) commandVar(name string, val sword) {
 			return
 		}
 		r.s.opaque("sh", outProg(val), "%s set to a command not known statically: %s", name, val.arg)
+	case name == "LD_PRELOAD" || name == "LD_AUDIT":
+		// A library loaded into every program run from here: code that
+		// runs unread (the rootkit's and the sudo env_keep trick's way in).
+		if val.known && strings.TrimSpace(val.val) == "" {
+			return
+		}
+		r.s.opaque("program", outProg(val), "%s loads a library into the programs it runs: %s", name, val.arg)
 	case shScriptVars[name]:
 		if val.known && val.val == "" {
 			return

@@ -43,6 +43,11 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `env GIT_EXTERNAL_DIFF='rm -rf ~' git diff`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `LESSOPEN='|rm -rf ~ %s' less /etc/hostname`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `GIT_SSH_COMMAND="$X" git fetch`, want: []Effect{eOpaqueInto("sh")}, unk: shUnkYes},
+	{cmd: `sudo GIT_SSH_COMMAND='rm -rf ~' git fetch`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `LD_PRELOAD=/tmp/x.so ls`, want: []Effect{eOpaqueInto("program")}, unk: shUnkYes},
+	{cmd: `sudo LD_PRELOAD=/tmp/x.so ls`, want: []Effect{eOpaqueInto("program")}, unk: shUnkYes},
+	{cmd: `export LD_PRELOAD=/tmp/libx.so`, want: []Effect{eOpaqueInto("program")}, unk: shUnkYes},
+	{cmd: `LD_PRELOAD= ls`},
 	// ---- editors ----
 	{cmd: `vim -c 'call system("rm -rf ~")'`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `vim -c ':r !rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},

@@ -1378,6 +1378,8 @@ func hSudo(c *shCall) *shStream {
 	}
 	// sudo VAR=value cmd
 	for len(rest) > 0 && rest[0].known && shIsAssignWord(rest[0].val) {
+		n, v, _ := strings.Cut(rest[0].val, "=")
+		c.r.commandVar(n, shLit(v))
 		rest = rest[1:]
 	}
 	return c.r.run(rest, c.in, c.env)

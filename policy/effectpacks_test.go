@@ -218,6 +218,8 @@ func TestEffectPacksExamples(t *testing.T) {
 		`node -e 'require("fs").rmSync(require("os").homedir(),{recursive:true,force:true})'`: "destructive_shell.rm_root_or_home",
 		`php -r 'system("rm -rf ".getenv("HOME"));'`:                                          "destructive_shell.rm_root_or_home",
 		`ruby -e 'require "fileutils"; FileUtils.rm_rf(ENV["HOME"])'`:                         "destructive_shell.rm_root_or_home",
+		`sudo LD_PRELOAD=/tmp/x.so ls`:                                                        "opaque_code.hidden_code",
+		`export LD_PRELOAD=/tmp/libx.so`:                                                      "opaque_code.hidden_code",
 		// red team: data and backdoors the packs did not weigh
 		`rlwrap -l ~/.ssh/authorized_keys echo x`:                      "persistence.backdoor",
 		`echo '[core] fsmonitor = sh /tmp/x' >> .git/config`:           "persistence.command_config",
