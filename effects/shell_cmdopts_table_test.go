@@ -85,6 +85,17 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `screen -L -S build make`, want: []Effect{eRun("make")}},
 	{cmd: `rlwrap -l ~/.ssh/authorized_keys echo x`, want: []Effect{eRun("echo"), {Kind: Write, Path: "/home/ann/.ssh/authorized_keys", Append: true}}},
 	{cmd: `rlwrap -a python3`, want: []Effect{eRun("python3")}},
+	{cmd: `strace -o /root/.ssh/authorized_keys true`, want: []Effect{eRun("true"), eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `ltrace -s 999 -o /etc/shadow ltrace -F x`, want: []Effect{eWrite("/etc/shadow")}},
+	{cmd: `strace -o trace.txt ls`, want: []Effect{eRun("ls"), eWrite("/work/proj/trace.txt")}},
+	{cmd: `make -s --eval='$(file >/root/.ssh/authorized_keys,ssh-ed25519 AAAA x)' .`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `make --eval='$(shell rm -rf ~)'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `gdb -nx -ex 'dump value /root/.ssh/authorized_keys "ssh-ed25519 AAAA x"' -ex quit`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `lua -e 'local f=io.open("/root/.ssh/authorized_keys", "wb"); f:write("k")'`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `jrunscript -e 'var fw=new java.io.FileWriter("/root/.ssh/authorized_keys"); fw.write("x");'`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `pwsh -c '"k" | Out-File /root/.ssh/authorized_keys'`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `lua -e 'local f=io.open("/etc/hosts", "r"); print(f:read("*a"))'`, not: []Effect{eWrite("/etc/hosts")}},
+	{cmd: `make -j4 test`, want: []Effect{eRun("make")}},
 
 	// ---- the home directory spelt as a call or an index in interpreter code ----
 	{cmd: `perl -e 'use File::Path; rmtree($ENV{HOME})'`, want: []Effect{eDelR("/home/ann")}},

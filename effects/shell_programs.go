@@ -68,8 +68,8 @@ func init() {
 		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(shOpts("-a"), 0),
 		"busybox": hBusybox, "httpd": hHttpd, "chroot": hChroot, "unshare": hWrap(shOpts("--map-user --map-group --setuid --setgid"), 0),
 		"nsenter":  hWrap(shOpts("-t --target -S -G --setuid --setgid"), 0),
-		"strace":   hWrap(shOpts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
-		"ltrace":   hWrap(shOpts("-o -e -p -s -u -n -a -l -x -L"), 0),
+		"strace":   hTrace(shOpts("-o -e -p -s -u -E -P -I -a -b -X -O -S --output")),
+		"ltrace":   hTrace(shOpts("-o -e -p -s -u -n -a -l -x -L --output")),
 		"fakeroot": hWrap(nil, 0), "firejail": hWrap(nil, 0), "torsocks": hWrap(nil, 0),
 		"proxychains": hWrap(shOpts("-f"), 0), "proxychains4": hWrap(shOpts("-f"), 0),
 		"xvfb-run": hWrap(shOpts("-n -s -f -e -p"), 0), "caffeinate": hWrap(shOpts("-t -w"), 0),
@@ -1484,6 +1484,21 @@ func hPkexec(c *shCall) *shStream {
 // hWrap makes the handler of a wrapper: options (valued takes those with a
 // value), skip operands of its own (timeout's duration), then the command
 // it runs.
+// hTrace reads strace and ltrace: -o FILE writes the trace (which quotes
+// the traced program's arguments) to FILE, and the command runs.
+func hTrace(valued shOptSet) shHandler {
+	return func(c *shCall) *shStream {
+		p := c.parseOpts(c.args(), valued, true)
+		for _, f := range p.all("-o", "--output") {
+			c.file(Write, f, nil)
+		}
+		if len(p.rest) == 0 {
+			return nil
+		}
+		return c.r.run(p.rest, c.in, c.env)
+	}
+}
+
 func hWrap(valued shOptSet, skip int) shHandler {
 	return func(c *shCall) *shStream {
 		p := c.parseOpts(c.args(), valued, true)
@@ -1949,6 +1964,10 @@ var (
 	// does not parse: Lua's os.execute("cmd")/io.popen("cmd"), Tcl's and
 	// expect's exec/spawn words, Julia's run(`cmd`).
 	foreignCmdRE = regexp.MustCompile(`(?:os\.execute|io\.popen|\bsystem)\s*\(?\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|\[\[([^\]]*)\]\])|(?m)(?:^|[\[;{])\s*(?:exec|spawn)\s+([^\]\n;}]+)|\brun\s*\(\s*` + "`([^`]*)`")
+	// A file opened for writing by a literal path: Java's FileWriter and
+	// FileOutputStream, PowerShell's Out-File/Set-Content/Add-Content
+	// (group 1), or open/io.open/fopen with a "w" or "a" mode (groups 2, 3).
+	foreignWriteRE = regexp.MustCompile(`(?:FileWriter|FileOutputStream|PrintWriter|Out-File|Set-Content|Add-Content)\s*\(?\s*(?:-(?:FilePath|Path)\s+)?["']?(/[^"'\s)]+)|(?:\bio\.open|\bfopen|\bopen)\s*\(\s*["'](/[^"']+)["']\s*,\s*["']([rwab+]+)["']`)
 	// Any way of running a command in those languages.
 	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
 )
@@ -1971,6 +1990,13 @@ func (c *shCall) foreignCommands(code string) {
 	}
 	if len(foreignRunnerRE.FindAllStringIndex(code, -1)) > len(found) {
 		c.r.s.opaque(c.prog, "", "%s code runs commands not known statically", c.prog)
+	}
+	for _, m := range foreignWriteRE.FindAllStringSubmatch(code, -1) {
+		if m[1] != "" {
+			c.file(Write, shLit(m[1]), nil)
+		} else if strings.ContainsAny(m[3], "wa") {
+			c.file(Write, shLit(m[2]), func(e *Effect) { e.Append = strings.Contains(m[3], "a") })
+		}
 	}
 }
 
@@ -1996,7 +2022,20 @@ func hGo(c *shCall) *shStream {
 // are read as shell; a makefile from the network is a download run by
 // make, and one from a command's output is code that runs unread.
 func hMake(c *shCall) *shStream {
-	p := c.parseOpts(c.args(), shOpts("-f --file --makefile -C --directory -I --include-dir -j --jobs -l --load-average -o --old-file -W --what-if --assume-new"), false)
+	p := c.parseOpts(c.args(), shOpts("-f --file --makefile -C --directory -I --include-dir -j --jobs -l --load-average -o --old-file -W --what-if --assume-new -E --eval"), false)
+	for _, ev := range p.all("-E", "--eval") {
+		// --eval TEXT is makefile text: $(shell CMD) runs, $(file >F,…) writes.
+		if !ev.known {
+			c.r.s.opaque("make", outProg(ev), "make evaluates text not known statically: %s", ev.arg)
+			continue
+		}
+		for _, m := range makeShellRE.FindAllStringSubmatch(ev.val, -1) {
+			c.r.s.shellIn(m[1], nil)
+		}
+		for _, m := range makeFileRE.FindAllStringSubmatch(ev.val, -1) {
+			c.file(Write, shLit(strings.TrimSpace(m[2])), func(e *Effect) { e.Append = m[1] == ">>" })
+		}
+	}
 	for _, f := range p.all("-f", "--file", "--makefile") {
 		text, ok := "", false
 		switch {
@@ -2033,7 +2072,10 @@ func hMake(c *shCall) *shStream {
 	return c.filter()
 }
 
-var makeShellRE = regexp.MustCompile(`\$\(shell\s+([^)]*)\)`)
+var (
+	makeShellRE = regexp.MustCompile(`\$\(shell\s+([^)]*)\)`)
+	makeFileRE  = regexp.MustCompile(`\$\(file\s*(>>?)\s*([^,)]+)`)
+)
 
 // hGdb reads the commands gdb runs from its command line: -ex 'python
 // CODE' (and py, pi) as Python, -ex 'shell CMD' and -ex '!CMD' as shell.
@@ -2056,6 +2098,15 @@ func hGdb(c *shCall) *shStream {
 		cmd := strings.TrimSpace(w.val)
 		word, rest, _ := strings.Cut(cmd, " ")
 		switch {
+		case word == "dump" || word == "append":
+			// dump [binary] value|memory FILE …: FILE is written.
+			f := strings.Fields(rest)
+			for len(f) > 0 && (f[0] == "binary" || f[0] == "verilog" || f[0] == "ihex" || f[0] == "srec" || f[0] == "tekhex" || f[0] == "value" || f[0] == "memory") {
+				f = f[1:]
+			}
+			if len(f) > 0 {
+				c.file(Write, shLit(f[0]), func(e *Effect) { e.Append = word == "append" })
+			}
 		case word == "python" || word == "py" || word == "pi" || word == "python-interactive":
 			c.r.readCode("python", rest, nil)
 		case word == "shell":
