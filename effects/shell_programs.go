@@ -43,7 +43,7 @@ func init() {
 		"echo": hEcho, "printf": hPrintf, "openssl": hOpenssl,
 		"find": hFind, "xargs": hXargs,
 		// network
-		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
+		"curl": hCurl, "wget": hWget, "aria2c": hAria2c, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
 		"rsync": hRsync, "sftp": hSftp, "ftp": hFtp, "lftp": hFtp, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
