@@ -2,6 +2,7 @@ package effects
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -57,7 +58,17 @@ func (s *state) scanCode(lang, code string) {
 	}
 	sc.read()
 	sc.finish()
+	if lang == "node" && (sc.modules()["child_process"] || sc.modules()["node:child_process"]) && nodeComputedMemberRE.MatchString(code) {
+		// require("child_process")["exec"+"Sync"](…), cp[name](…): which
+		// function runs, and what, is known only at run time.
+		s.opaque("node", "", "node: a child_process function chosen at run time")
+	}
 }
+
+// nodeComputedMemberRE is a member chosen by an expression that is not a
+// plain string (one the reader reads: require("child_process")["exec"]):
+// X["exec"+"Sync"], X[name], X[f()].
+var nodeComputedMemberRE = regexp.MustCompile("[A-Za-z_$)][\\w$]*\\s*\\[\\s*(?:[\"'`][^\"'`]*[\"'`]\\s*\\+|[A-Za-z_$(])")
 
 func isIdentStart(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80

