@@ -21,6 +21,8 @@ func functions() []cel.EnvOption {
 		binary("path_within", cel.StringType, cel.DynType, cel.BoolType, celPathWithin),
 		binary("path_match", cel.StringType, cel.DynType, cel.BoolType, celPathMatch),
 		binary("path_may_match", cel.StringType, cel.DynType, cel.BoolType, celPathMayMatch),
+		cel.Function("argv_names_path", cel.Overload("argv_names_path_dyn_dyn_dyn",
+			[]*cel.Type{cel.DynType, cel.DynType, cel.DynType}, cel.BoolType, cel.FunctionBinding(celArgvNamesPath))),
 		cel.Function("command_in", cel.Overload("command_in_string_list_dyn",
 			[]*cel.Type{cel.StringType, strList, cel.DynType}, cel.BoolType, cel.FunctionBinding(celCommandIn))),
 		binary("host_allowed", cel.StringType, cel.DynType, cel.BoolType, celHostAllowed),

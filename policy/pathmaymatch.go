@@ -2,10 +2,15 @@ package policy
 
 import (
 	"path"
+	"reflect"
 	"strings"
+	"sync"
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
+
+	"github.com/ahp-go/ahp/effects"
 )
 
 // pathMayMatch reports whether a path that is still a shell glob (a
@@ -26,7 +31,20 @@ func pathMayMatch(pattern, glob string) bool {
 	if !strings.ContainsAny(glob, "*?[") {
 		return pathMatch(pattern, glob)
 	}
-	return mayMatchElems(strings.Split(pattern, "/"), strings.Split(glob, "/"), 0, false)
+	return mayMatchElems(splitPattern(pattern), strings.Split(glob, "/"), 0, false)
+}
+
+// splitPatterns caches the split elements of the patterns pathMayMatch
+// meets (the packs' parameters: a few hundred strings at most).
+var splitPatterns sync.Map
+
+func splitPattern(p string) []string {
+	if v, ok := splitPatterns.Load(p); ok {
+		return v.([]string)
+	}
+	elems := strings.Split(p, "/")
+	splitPatterns.Store(p, elems)
+	return elems
 }
 
 // mayMatchElems matches split pattern and glob elements; depth bounds
@@ -120,14 +138,122 @@ func celPathMayMatch(p, patterns ref.Val) ref.Val {
 	if !strings.ContainsAny(s, "*?[") {
 		return types.False // the other rules judge a plain path with path_match
 	}
-	ps, err := celStringList(patterns)
+	pl, err := cachedPatterns(patterns)
 	if err != nil {
 		return err
 	}
-	for _, pat := range ps {
-		if pathMayMatch(pat, s) {
+	g := strings.Split(s, "/")
+	for _, elems := range pl.elems {
+		if mayMatchElems(elems, g, 0, false) {
 			return types.True
 		}
 	}
 	return types.False
+}
+
+// patternLists caches the Go form of the pattern lists argv_names_path is
+// given (pack parameters, the same CEL value at every call): the split
+// patterns and, for each, its longest literal element, which a path must
+// contain to match it (a cheap test before matching element by element).
+var patternLists sync.Map
+
+type patternList struct {
+	elems [][]string
+	lits  []string
+}
+
+func cachedPatterns(v ref.Val) (*patternList, ref.Val) {
+	cacheable := reflect.TypeOf(v).Kind() == reflect.Pointer
+	if cacheable {
+		if l, ok := patternLists.Load(v); ok {
+			return l.(*patternList), nil
+		}
+	}
+	ps, err := celStringList(v)
+	if err != nil {
+		return nil, err
+	}
+	pl := &patternList{}
+	for _, p := range ps {
+		if p == "" {
+			continue
+		}
+		elems := strings.Split(p, "/")
+		lit := ""
+		for _, e := range elems {
+			if !strings.ContainsAny(e, "*?[\\") && len(e) > len(lit) {
+				lit = e
+			}
+		}
+		pl.elems = append(pl.elems, elems)
+		pl.lits = append(pl.lits, lit)
+	}
+	if cacheable {
+		patternLists.Store(v, pl)
+	}
+	return pl, nil
+}
+
+// celArgvNamesPath implements argv_names_path(effect, effects, patterns):
+// whether a word of the run effect's argv after the program (or a part of
+// it between spaces or after "=": -o FILE, -filename=FILE) matches one of
+// the patterns, the word not being the program another run of effects
+// starts (what a wrapper runs: firejail /etc/init.d/x start). It reads the
+// argv in Go: a rule over every run of a long script would otherwise build
+// a CEL list of each argv.
+func celArgvNamesPath(args ...ref.Val) ref.Val {
+	ev, ok := args[0].(effectVal)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(args[0])
+	}
+	argv := ev.e.Argv
+	if len(argv) < 2 {
+		return types.False
+	}
+	var pl *patternList
+	for _, a := range argv[1:] {
+		if !strings.ContainsAny(a, "/.") {
+			continue
+		}
+		if pl == nil {
+			var err ref.Val
+			if pl, err = cachedPatterns(args[2]); err != nil {
+				return err
+			}
+		}
+		hit := false
+		for i, lit := range pl.lits {
+			if !strings.Contains(a, lit) {
+				continue
+			}
+			for _, part := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '=' }) {
+				if matchElemsIn(pl.elems[i], part, false) {
+					hit = true
+					break
+				}
+			}
+			if hit {
+				break
+			}
+		}
+		if hit && !startsRun(args[1], a) {
+			return types.True
+		}
+	}
+	return types.False
+}
+
+// startsRun reports whether a run effect of the list starts program a.
+func startsRun(list ref.Val, a string) bool {
+	l, ok := list.(traits.Lister)
+	if !ok {
+		return false
+	}
+	n, _ := l.Size().(types.Int)
+	for i := types.Int(0); i < n; i++ {
+		if r, ok := l.Get(i).(effectVal); ok && r.e.Kind == effects.Run && len(r.e.Argv) > 0 && r.e.Argv[0] == a {
+			return true
+		}
+	}
+	return false
 }
