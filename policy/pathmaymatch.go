@@ -194,7 +194,7 @@ func cachedPatterns(v ref.Val) (*patternList, ref.Val) {
 	return pl, nil
 }
 
-// celArgvNamesPath implements argv_names_path(effect, effects, patterns):
+// celArgvNamesPath implements argv_names_path(effect, effects, patterns…):
 // whether a word of the run effect's argv after the program (or a part of
 // it between spaces or after "=": -o FILE, -filename=FILE) matches one of
 // the patterns, the word not being the program another run of effects
@@ -210,17 +210,27 @@ func celArgvNamesPath(args ...ref.Val) ref.Val {
 	if len(argv) < 2 {
 		return types.False
 	}
-	var pl *patternList
 	for _, a := range argv[1:] {
 		if !strings.ContainsAny(a, "/.") {
 			continue
 		}
-		if pl == nil {
-			var err ref.Val
-			if pl, err = cachedPatterns(args[2]); err != nil {
+		for _, pv := range args[2:] {
+			pl, err := cachedPatterns(pv)
+			if err != nil {
 				return err
 			}
+			if pl.names(a) && !startsRun(args[1], a) {
+				return types.True
+			}
 		}
+	}
+	return types.False
+}
+
+// names reports whether the argv word a, or a part of it between spaces
+// or after "=", matches one of the patterns.
+func (pl *patternList) names(a string) bool {
+	{
 		hit := false
 		for i, lit := range pl.lits {
 			if !strings.Contains(a, lit) {
@@ -236,11 +246,8 @@ func celArgvNamesPath(args ...ref.Val) ref.Val {
 				break
 			}
 		}
-		if hit && !startsRun(args[1], a) {
-			return types.True
-		}
+		return hit
 	}
-	return types.False
 }
 
 // startsRun reports whether a run effect of the list starts program a.
