@@ -2,6 +2,7 @@ package effects
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -57,7 +58,17 @@ func (s *state) scanCode(lang, code string) {
 	}
 	sc.read()
 	sc.finish()
+	if lang == "node" && (sc.modules()["child_process"] || sc.modules()["node:child_process"]) && nodeComputedMemberRE.MatchString(code) {
+		// require("child_process")["exec"+"Sync"](…), cp[name](…): which
+		// function runs, and what, is known only at run time.
+		s.opaque("node", "", "node: a child_process function chosen at run time")
+	}
 }
+
+// nodeComputedMemberRE is a member chosen by an expression that is not a
+// plain string (one the reader reads: require("child_process")["exec"]):
+// X["exec"+"Sync"], X[name], X[f()].
+var nodeComputedMemberRE = regexp.MustCompile("[A-Za-z_$)][\\w$]*\\s*\\[\\s*(?:[\"'`][^\"'`]*[\"'`]\\s*\\+|[A-Za-z_$(])")
 
 func isIdentStart(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
@@ -642,6 +653,12 @@ func (sc *scanner) expr(t []scTok) (scTok, int) {
 				}
 				b.WriteString(tok.s)
 			case tkIdent:
+				if k := homeExpr(t[n:]); k > 1 {
+					b.WriteString("~")
+					want = false
+					n += k
+					continue
+				}
 				v, ok := sc.vars[scVarName(tok.s)]
 				if !ok && homeNames[tok.s] {
 					v, ok = scTok{k: tkStr, s: "~", known: true}, true
@@ -668,6 +685,29 @@ func (sc *scanner) expr(t []scTok) (scTok, int) {
 		return scTok{}, 0
 	}
 	return scTok{k: tkStr, s: b.String(), known: true}, n
+}
+
+// homeExpr returns how many tokens at the start of t spell the agent's
+// home directory with a call or an index: os.homedir(), Dir.home(),
+// require("os").homedir(), $ENV{HOME}, ENV["HOME"], process.env["HOME"],
+// getenv("HOME"), $_SERVER['HOME']; 0 when they do not.
+func homeExpr(t []scTok) int {
+	is := func(i int, s string) bool { return i < len(t) && t[i].s == s && (t[i].k != tkStr || t[i].known) }
+	home := func(i int) bool { return i < len(t) && t[i].s == "HOME" && (t[i].k != tkStr || t[i].known) }
+	switch {
+	case len(t) == 0 || t[0].k != tkIdent:
+		return 0
+	case homeNames[t[0].s] && is(1, "(") && is(2, ")"):
+		return 3
+	case t[0].s == "require" && is(1, "(") && is(2, "os") && is(3, ")") && is(4, ".") && is(5, "homedir") && is(6, "(") && is(7, ")"):
+		return 8
+	case (t[0].s == "$ENV" || t[0].s == "$_SERVER" || t[0].s == "$_ENV" || t[0].s == "ENV" || t[0].s == "process.env") &&
+		(is(1, "{") && home(2) && is(3, "}") || is(1, "[") && home(2) && is(3, "]")):
+		return 4
+	case (t[0].s == "getenv" || t[0].s == "os.getenv" || t[0].s == "ENV.fetch" || t[0].s == "System.getenv") && is(1, "(") && home(2) && is(3, ")"):
+		return 4
+	}
+	return 0
 }
 
 // homeNames are expressions for the agent's home directory.

@@ -591,6 +591,8 @@ func (r *sh) assignValue(a *syntax.Assign, ea shAssign, export bool) {
 	if ea.name == "" {
 		return
 	}
+	// PAGER=x; git log: the variable may be exported already.
+	r.commandVar(ea.name, ea.val)
 	r.cow()
 	if len(ea.val.val) > MaxInput {
 		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
@@ -619,6 +621,7 @@ func (r *sh) callExpr(c *syntax.CallExpr, rd *redirState) *shStream {
 	for _, a := range c.Assigns {
 		if ea := r.evalAssign(a); ea.name != "" {
 			env = append(env, ea)
+			r.commandVar(ea.name, ea.val)
 		}
 	}
 	// VAR=x cmd $VAR: bash expands $VAR from the environment, which an
@@ -696,6 +699,10 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 	// commands.
 	c := r.s.takeCall()
 	*c = shCall{r: r, prog: base, ws: ws, in: in, env: env}
+	switch base {
+	case "git", "ssh", "scp", "sftp", "rsync", "tar", "zip", "man", "less", "more", "sqlite3", "sqlite", "psql", "mysql", "mariadb":
+		c.commandOptions()
+	}
 	var out *shStream
 	if h := shLookupProgram(base); h != nil {
 		out = h(c)

@@ -175,9 +175,30 @@ func (c *shCall) scriptFile(lang, prog string, w sword, env *shEnv) {
 		c.r.s.opaque(prog, "", "%s runs a script whose path is not known statically: %s", prog, w.arg)
 		return
 	}
+	if stdinPath(w.val) {
+		c.runsStdin(lang, prog, env)
+		return
+	}
 	p := c.r.path(w.val, false)
 	c.r.s.add(Effect{Kind: Read, Program: prog, Path: p})
 	c.r.readFile(lang, prog, p, env)
+}
+
+// stdinPath reports whether a path names the standard input of the
+// program that opens it.
+func stdinPath(p string) bool {
+	switch p {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0":
+		return true
+	}
+	return false
+}
+
+// runsStdin reads what a shell or interpreter runs when its script is its
+// own standard input named as a file (bash /dev/stdin <<< CMD, source
+// /dev/stdin), as for sh -s: the input the command gives it, if any.
+func (c *shCall) runsStdin(lang, prog string, env *shEnv) {
+	c.r.feed(lang, prog, c.in, env)
 }
 
 // shellText reads a word given to a shell as a script (sh -c, su -c, ssh
@@ -655,6 +676,14 @@ func hSource(c *shCall) *shStream {
 		c.r.s.opaque("sh", "", "%s of a script whose path is not known statically: %s", c.prog, w.arg)
 		return nil
 	}
+	if stdinPath(w.val) {
+		if c.in != nil && c.in.kind == sText {
+			c.r.inline(c.in.text, nil)
+		} else {
+			c.runsStdin("sh", "sh", nil)
+		}
+		return nil
+	}
 	p := c.r.path(w.val, false)
 	c.r.s.add(Effect{Kind: Read, Program: c.prog, Path: p})
 	c.r.sourceFile(p)
@@ -696,6 +725,13 @@ func hTrap(c *shCall) *shStream {
 }
 
 func hCd(c *shCall) *shStream {
+	// The directory left is $OLDPWD (and ~-) from here on.
+	c.r.cow()
+	if prev := c.r.s.cwd(); prev != "" && c.prog == "cd" {
+		c.r.vars["OLDPWD"] = shVar{val: prev, known: true}
+	} else {
+		c.r.vars["OLDPWD"] = shVar{}
+	}
 	p := c.parseOpts(c.args(), nil, false)
 	if len(p.ops) == 0 {
 		c.r.s.ctx.Cwd = c.r.s.ctx.Home
@@ -852,6 +888,11 @@ func hExport(c *shCall) *shStream {
 			continue
 		}
 		if w.known {
+			c.r.commandVar(name, shLit(val))
+		} else {
+			c.r.commandVar(name, sword{arg: val, out: w.out, dyn: w.dyn})
+		}
+		if w.known {
 			c.r.vars[name] = shVar{val: val, known: true, exported: export}
 		} else {
 			c.r.vars[name] = shVar{exported: export}
@@ -996,6 +1037,14 @@ func hBase64(c *shCall) *shStream {
 
 func hXxd(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-c -g -l -o -s -n"), false)
+	if len(p.ops) >= 2 {
+		// xxd [-r] INFILE OUTFILE: the second operand is written.
+		if in := p.ops[0]; !in.known || in.val != "-" {
+			c.file(Read, in, nil)
+		}
+		c.file(Write, p.ops[1], nil)
+		return nil
+	}
 	c.files(Read, p.ops, false)
 	rev := p.has("-r", "-revert")
 	plain := p.has("-p", "-ps", "-plain", "-postscript")

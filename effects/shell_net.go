@@ -131,12 +131,14 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 		return "", false
 	}
 	v := w.val
+	// A file under a tree (find's {}) is read as the tree.
+	file := func(f string) sword { return sword{arg: f, val: f, known: true, tree: w.tree} }
 	if at {
 		if f, found := strings.CutPrefix(v, "@"); found {
 			if f == "-" {
 				return c.in.source(), true
 			}
-			c.file(Read, shLit(f), nil)
+			c.file(Read, file(f), nil)
 			return c.r.path(f, false), true
 		}
 		if name, f, found := strings.Cut(v, "@"); found && !strings.ContainsAny(name, "/ ") {
@@ -144,7 +146,7 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 			if f == "-" {
 				return c.in.source(), true
 			}
-			c.file(Read, shLit(f), nil)
+			c.file(Read, file(f), nil)
 			return c.r.path(f, false), true
 		}
 	}
@@ -153,12 +155,108 @@ func (c *shCall) dataSource(w sword, at bool) (source string, ok bool) {
 
 var curlOpts = shOpts("-d --data --data-binary --data-raw --data-ascii --data-urlencode --json -F --form --form-string -T --upload-file -o --output -X --request -H --header -u --user -A --user-agent -e --referer -b --cookie -c --cookie-jar -x --proxy -K --config --url -m --max-time --connect-timeout -w --write-out -r --range -E --cert --key --cacert --capath --resolve --connect-to --retry --retry-delay --retry-max-time --limit-rate -y --speed-time -Y --speed-limit -z --time-cond --output-dir -C --continue-at -D --dump-header --trace --trace-ascii --stderr --interface --dns-servers --doh-url -U --proxy-user --unix-socket --abstract-unix-socket -P --ftp-port -Q --quote --mail-from --mail-rcpt --variable --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --oauth2-bearer --pass --hostpubsha256 --pinnedpubkey --local-port --happy-eyeballs-timeout-ms --expect100-timeout --keepalive-time --tls-max --ciphers --curves --form-escape --noproxy --preproxy --proxy-header --request-target --sasl-authzid --service-name --socks4 --socks4a --socks5 --socks5-hostname -t --telnet-option")
 
+// hAria2c reads aria2c [-d DIR] [-o NAME] URL…: each URL is downloaded to
+// DIR/NAME (by default the working directory and the URL's last element).
+func hAria2c(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-d --dir -o --out -i --input-file -x --max-connection-per-server -s --split -j --max-concurrent-downloads -t --timeout -m --max-tries -U --user-agent --header --http-user --http-passwd --all-proxy --load-cookies --save-cookies -T --torrent-file -M --metalink-file --seed-time --max-overall-download-limit --max-download-limit -l --log"), false)
+	dir := shLit(".")
+	if d, ok := p.get("-d", "--dir"); ok {
+		dir = d
+	}
+	for _, f := range p.all("-i", "--input-file") {
+		c.file(Read, f, nil)
+		c.r.s.unknown(false, "aria2c: downloads listed in %s not known", f.arg)
+	}
+	out, hasOut := p.get("-o", "--out")
+	for _, u := range p.ops {
+		host, port, ok := c.connectURL(u)
+		if !ok {
+			continue
+		}
+		name := out
+		if !hasOut {
+			name = shLit(path.Base(strings.TrimRight(u.val, "/")))
+		}
+		to := sword{arg: dir.arg + "/" + name.arg, val: strings.TrimSuffix(dir.val, "/") + "/" + name.val, known: dir.known && name.known}
+		if name.known && strings.HasPrefix(name.val, "/") {
+			to = name // an absolute -o is taken as it is
+		}
+		c.downloadTo(u.val, host, port, to)
+	}
+	return nil
+}
+
+// curlConfigText returns the text of a curl config file the command
+// shows: its standard input when literal (-K -, -K /dev/stdin) or a file
+// the same command wrote with literal text.
+func (c *shCall) curlConfigText(f sword) (string, bool) {
+	switch {
+	case !f.known:
+		return "", false
+	case f.val == "-" || f.val == "/dev/stdin":
+		if c.in != nil && c.in.kind == sText {
+			return c.in.text, true
+		}
+		return "", false
+	}
+	text, ok := c.r.written[c.r.path(f.val, false)]
+	return text, ok
+}
+
+// curlConfigArgs turns a curl config file (one option a line: "name =
+// value", "name value", "--name value", "# comment") into command-line
+// words.
+func curlConfigArgs(text string) []sword {
+	var out []sword
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, val, _ := strings.Cut(line, " ")
+		if n, v, ok := strings.Cut(name, "="); ok {
+			name, val = n, v+" "+val
+		}
+		val = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(val), "="))
+		val = strings.TrimSpace(strings.TrimPrefix(val, ":"))
+		if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
+			val = val[1 : len(val)-1]
+		}
+		if !strings.HasPrefix(name, "-") {
+			if len(name) == 1 {
+				name = "-" + name
+			} else {
+				name = "--" + name
+			}
+		}
+		out = append(out, shLit(name))
+		if val != "" {
+			out = append(out, shLit(val))
+		}
+	}
+	return out
+}
+
 func hCurl(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), curlOpts, false)
 	urls := append(append(c.r.s.mem.swords(len(p.ops)), p.ops...), p.all("--url")...)
 	for _, f := range p.all("-K", "--config") {
-		c.file(Read, f, nil)
-		c.r.s.unknown(false, "curl reads options from %s", f.arg)
+		if text, ok := c.curlConfigText(f); ok {
+			// Options the command shows (curl -K- <<< 'upload-file = F …'):
+			// read as if they were on the command line.
+			if c.r.s.depth < MaxDepth {
+				c.r.s.depth++
+				c.r.run(append([]sword{shLit("curl")}, curlConfigArgs(text)...), c.in, c.env)
+				c.r.s.depth--
+			}
+			continue
+		}
+		if !f.known || f.val != "-" {
+			c.file(Read, f, nil)
+		}
+		// The options may name a file to upload, a URL, a proxy: what is
+		// sent is not known (exfiltration.unknown_data holds it).
+		c.r.s.unknown(false, "curl: source not known statically: options read from %s", f.arg)
 	}
 	var sources []string
 	for _, o := range p.opts {
@@ -181,9 +279,9 @@ func hCurl(c *shCall) *shStream {
 				_, val, _ := strings.Cut(v.val, "=")
 				val, _, _ = strings.Cut(val, ";")
 				if f, found := strings.CutPrefix(val, "@"); found {
-					v = shLit("@" + f)
+					v = sword{arg: "@" + f, val: "@" + f, known: true, tree: v.tree}
 				} else if f, found := strings.CutPrefix(val, "<"); found {
-					v = shLit("@" + f)
+					v = sword{arg: "@" + f, val: "@" + f, known: true, tree: v.tree}
 				} else {
 					v = shLit(val)
 				}
@@ -196,7 +294,7 @@ func hCurl(c *shCall) *shStream {
 		case "-T", "--upload-file":
 			if o.val.known && (o.val.val == "-" || o.val.val == ".") {
 				sources = append(sources, c.in.source())
-			} else if s, ok := c.dataSource(sword{arg: o.val.arg, val: "@" + o.val.val, known: o.val.known, dyn: o.val.dyn}, true); ok {
+			} else if s, ok := c.dataSource(sword{arg: o.val.arg, val: "@" + o.val.val, known: o.val.known, dyn: o.val.dyn, tree: o.val.tree}, true); ok {
 				sources = append(sources, s)
 			}
 		}

@@ -35,7 +35,7 @@ func init() {
 		"wc": hReadOps, "uniq": hReadOps, "md5sum": hReadOps, "sha1sum": hReadOps, "sha256sum": hReadOps,
 		"sha512sum": hReadOps, "cksum": hReadOps, "b2sum": hReadOps, "file": hReadOps,
 		"cmp": hReadOps, "comm": hReadOps, "paste": hReadOps, "fold": hReadOps, "fmt": hReadOps,
-		"column": hReadOps, "shuf": hReadOps, "expand": hReadOps, "look": hReadOps,
+		"column": hReadOps, "shuf": hShuf, "expand": hReadOps, "look": hReadOps,
 		"diff": hDiff, "sort": hSort, "cut": hCut, "split": hReadOps, "iconv": hIconv,
 		"grep": hGrep, "egrep": hGrep, "fgrep": hGrep, "rg": hGrep, "ag": hGrep, "zgrep": hGrep,
 		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk, "jq": hJq,
@@ -44,7 +44,7 @@ func init() {
 		"echo": hEcho, "printf": hPrintf, "openssl": hOpenssl,
 		"find": hFind, "xargs": hXargs,
 		// network
-		"curl": hCurl, "wget": hWget, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
+		"curl": hCurl, "wget": hWget, "aria2c": hAria2c, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
 		"rsync": hRsync, "sftp": hSftp, "ftp": hFtp, "lftp": hFtp, "tftp": hTftp, "whois": hWhois,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
@@ -69,12 +69,12 @@ func init() {
 		"command": hCommand, "builtin": hWrap(nil, 0), "exec": hWrap(shOpts("-a"), 0),
 		"busybox": hBusybox, "httpd": hHttpd, "chroot": hChroot, "unshare": hWrap(shOpts("--map-user --map-group --setuid --setgid"), 0),
 		"nsenter":  hWrap(shOpts("-t --target -S -G --setuid --setgid"), 0),
-		"strace":   hWrap(shOpts("-o -e -p -s -u -E -P -I -a -b -X -O -S"), 0),
-		"ltrace":   hWrap(shOpts("-o -e -p -s -u -n -a -l -x -L"), 0),
+		"strace":   hTrace(shOpts("-o -e -p -s -u -E -P -I -a -b -X -O -S --output")),
+		"ltrace":   hTrace(shOpts("-o -e -p -s -u -n -a -l -x -L --output")),
 		"fakeroot": hWrap(nil, 0), "firejail": hWrap(nil, 0), "torsocks": hWrap(nil, 0),
 		"proxychains": hWrap(shOpts("-f"), 0), "proxychains4": hWrap(shOpts("-f"), 0),
 		"xvfb-run": hWrap(shOpts("-n -s -f -e -p"), 0), "caffeinate": hWrap(shOpts("-t -w"), 0),
-		"rlwrap": hWrap(nil, 0), "nocache": hWrap(nil, 0), "catchsegv": hWrap(nil, 0),
+		"rlwrap": hRlwrap, "nocache": hWrap(nil, 0), "catchsegv": hWrap(nil, 0),
 		"faketime": hWrap(shOpts("-f"), 1), "systemd-run": hWrap(shOpts("-u --unit -p --property -M --machine --description --slice -E --setenv --uid --gid --working-directory"), 0),
 		"watch": hWatch, "parallel": hParallel, "flock": hFlock, "script": hScript,
 		"screen": hScreen, "tmux": hTmux, "at": hAt, "batch": hAt,
@@ -85,7 +85,7 @@ func init() {
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
 		"crontab": hCrontab, "git": hGit,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
-		"jrunscript": hForeign, "julia": hForeign, "socket": hForeign, "ztcp": hForeign,
+		"jrunscript": hForeign, "julia": hForeign, "expect": hForeign, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
 		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
@@ -596,6 +596,24 @@ func hReadOps(c *shCall) *shStream {
 	return c.filter(c.paths(p.ops)...)
 }
 
+// hShuf reads shuf: its operand is a file unless -e (words) or -i (a
+// range) is given; -o writes the output to a file.
+func hShuf(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-n --head-count -o --output -i --input-range --random-source"), false)
+	var files []sword
+	if !p.has("-e", "--echo", "-i", "--input-range") {
+		files = p.ops
+		c.files(Read, files, false)
+	}
+	for _, o := range p.all("-o", "--output") {
+		c.file(Write, o, nil)
+	}
+	if p.has("-o", "--output") {
+		return nil
+	}
+	return c.filter(c.paths(files)...)
+}
+
 func hHeadTail(c *shCall) *shStream {
 	args := c.args()
 	var rest []sword
@@ -717,27 +735,68 @@ func hAwk(c *shCall) *shStream {
 }
 
 var (
-	awkPipeRE  = regexp.MustCompile(`\|\s*"`)
 	awkRedirRE = regexp.MustCompile(`>>?\s*"([^"]+)"`)
 	// gawk's network files: /inet/tcp/LOCALPORT/HOST/REMOTEPORT.
 	awkInetRE = regexp.MustCompile(`/inet[46]?/(tcp|udp)/([0-9]+)/([^/"]+)/([0-9]+)`)
 )
 
-var awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+var (
+	awkSystemRE = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+	// "cmd" | getline [var]: the output of cmd is read.
+	awkCmdGetlineRE = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|&?\s*getline`)
+	// print … | "cmd": cmd reads what is printed.
+	awkPrintPipeRE = regexp.MustCompile(`\|&?\s*"((?:[^"\\]|\\.)*)"`)
+	// getline [var] < "file"
+	awkGetlineFileRE = regexp.MustCompile(`getline(?:\s+[A-Za-z_][A-Za-z_0-9]*)?\s*<\s*"((?:[^"\\]|\\.)*)"`)
+	// getline [var] < expr, print … | expr, expr | getline, system(expr):
+	// what they name is known only at run time (after the literal forms
+	// above are taken out of the text).
+	awkDynGetlineFileRE = regexp.MustCompile(`getline(?:\s+[A-Za-z_][A-Za-z_0-9]*)?\s*<\s*[^"\s]`)
+	awkDynPipeRE        = regexp.MustCompile(`(?:^|[^|])\|&?\s*getline|\bprintf?\b[^;{}\n]*[^|]\|&?\s*[A-Za-z_$(]|\bsystem\s*\(`)
+)
 
-// awkProgram reads the commands an awk program runs: system("literal")
-// is read as shell; other ways of running commands (system of an
-// expression, "cmd" | getline, print | "cmd") are Unknown.
+// awkProgram reads the commands an awk program runs: system("literal"),
+// "literal" | getline and print | "literal" are read as shell (a print
+// pipe's command reads what awk prints); getline < "file" is a read.
+// Commands or files named by an expression are not known: a command is
+// code that runs unread, run by sh.
 func (c *shCall) awkProgram(prog string) {
 	if prog == "" {
 		return
 	}
-	found := awkSystemRE.FindAllStringSubmatch(prog, -1)
-	for _, m := range found {
+	rest := prog
+	printed := c.filter()
+	for _, m := range awkSystemRE.FindAllStringSubmatch(prog, -1) {
 		c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
 	}
-	if strings.Count(prog, "system") > len(found) || strings.Contains(prog, "getline") || awkPipeRE.MatchString(prog) {
-		c.r.s.unknown(false, "%s program runs commands not known statically", c.prog)
+	rest = awkSystemRE.ReplaceAllString(rest, "")
+	for _, m := range awkGetlineFileRE.FindAllStringSubmatch(rest, -1) {
+		if !strings.HasPrefix(m[1], "/inet") && m[1] != "-" && m[1] != "/dev/stdin" {
+			c.file(Read, shLit(m[1]), nil)
+			printed.from = append(printed.from, c.r.path(m[1], false))
+		}
+	}
+	rest = awkGetlineFileRE.ReplaceAllString(rest, "")
+	for _, m := range awkCmdGetlineRE.FindAllStringSubmatch(rest, -1) {
+		if !strings.HasPrefix(m[1], "/inet") {
+			c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), nil)
+		}
+	}
+	rest = awkCmdGetlineRE.ReplaceAllString(rest, "")
+	for _, m := range awkPrintPipeRE.FindAllStringSubmatch(rest, -1) {
+		if !strings.HasPrefix(m[1], "/inet") {
+			c.r.s.shellIn(strings.ReplaceAll(m[1], `\"`, `"`), &shEnv{stdin: printed})
+		}
+	}
+	rest = awkPrintPipeRE.ReplaceAllString(rest, "")
+	if awkDynPipeRE.MatchString(rest) {
+		if c.in != nil && c.in.kind == sNet {
+			c.r.download(c.in, "sh")
+		}
+		c.r.s.opaque("sh", "", "%s program runs commands not known statically", c.prog)
+	}
+	if awkDynGetlineFileRE.MatchString(rest) {
+		c.r.s.unknown(false, "%s: read of a path not known statically: getline < an expression", c.prog)
 	}
 	for _, m := range awkInetRE.FindAllStringSubmatch(prog, -1) {
 		if m[2] != "0" {
@@ -781,17 +840,73 @@ func hJq(c *shCall) *shStream {
 	return c.filter(c.paths(files)...)
 }
 
-func hEdit(c *shCall) *shStream {
-	p := c.parseOpts(c.args(), shOpts("-c -S -u -i -T --cmd"), false)
-	for _, cmd := range p.all("-c", "--cmd") {
-		if v := strings.TrimLeft(cmd.val, ": "); cmd.known && strings.HasPrefix(v, "!") {
-			c.shellText(c.prog, shLit(v[1:]), nil)
-		} else if cmd.known && (strings.HasPrefix(v, "py") || strings.HasPrefix(v, "lua")) {
-			c.r.s.unknown(false, "%s runs editor script code: %s", c.prog, cmd.arg)
+var (
+	// An ex command that filters through or runs a shell command:
+	// :!cmd, :r !cmd, :w !cmd, :%!cmd, :silent !cmd.
+	exBangRE = regexp.MustCompile(`^(?:sil(?:ent)?!?\s*)?(?:[.%$0-9,'<>]*\s*)?(?:(?:r|re|rea|read|w|wr|wri|writ|write)\s*)?!(.*)$`)
+	// system("cmd"), systemlist('cmd'), :terminal cmd and the language
+	// interfaces (:python3 code, :lua code, …) in an ex command.
+	exSystemRE = regexp.MustCompile(`\b(?:system|systemlist|jobstart|job_start|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*[,)]`)
+	exCodeRE   = regexp.MustCompile(`^(?:sil(?:ent)?!?\s*)?(py|py3|python|python3|pyx|pythonx|lua|luado|perl|perldo|ruby|rubydo|tcl|tcldo|mz|mzscheme|ter|term|terminal)\b\s*(.*)$`)
+	// Emacs Lisp that runs commands, touches files or the network.
+	elispEffectRE = regexp.MustCompile(`\((?:shell-command|async-shell-command|call-process|call-process-shell-command|process-lines|start-process|start-process-shell-command|make-process|make-network-process|open-network-stream|url-retrieve|url-retrieve-synchronously|delete-directory|delete-file|write-region|copy-file|rename-file|make-symbolic-link|load|eval|shell|term|compile)\b`)
+)
+
+// exCommand reads one ex command given to vi, vim or ed on the command
+// line (-c, --cmd, +cmd): shell escapes are read as shell; code for an
+// embedded interpreter is read (Python) or is code that runs unread.
+func (c *shCall) exCommand(cmd sword) {
+	if !cmd.known {
+		c.r.s.opaque("sh", outProg(cmd), "%s runs an editor command not known statically: %s", c.prog, cmd.arg)
+		return
+	}
+	v := strings.TrimLeft(cmd.val, ": ")
+	if m := exBangRE.FindStringSubmatch(v); m != nil {
+		c.shellText(c.prog, shLit(m[1]), nil)
+		return
+	}
+	if m := exCodeRE.FindStringSubmatch(v); m != nil {
+		switch {
+		case strings.HasPrefix(m[1], "py"):
+			c.r.readCode("python", m[2], nil)
+		case strings.HasPrefix(m[1], "ter"):
+			if strings.TrimSpace(m[2]) != "" {
+				c.shellText(c.prog, shLit(m[2]), nil)
+			} else {
+				c.r.s.opaque("sh", "", "%s opens a terminal", c.prog)
+			}
+		default:
+			c.r.s.opaque(c.prog, "", "%s runs editor script code: %s", c.prog, cmd.arg)
 		}
+		return
+	}
+	found := false
+	for _, m := range exSystemRE.FindAllStringSubmatch(v, -1) {
+		found = true
+		c.shellText(c.prog, shLit(m[1]+m[2]), nil)
+	}
+	if !found && (strings.Contains(v, "system") || strings.Contains(v, "jobstart") || strings.Contains(v, "job_start") || strings.Contains(v, "term_start") || strings.Contains(v, "libcall")) {
+		c.r.s.opaque("sh", "", "%s runs a command not known statically: %s", c.prog, cmd.arg)
+	}
+}
+
+func hEdit(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-c -S -u -i -T --cmd --eval -eval --execute -l --load -f --funcall"), false)
+	if c.prog == "emacs" {
+		for _, code := range p.all("--eval", "-eval", "--execute", "-l", "--load", "-f", "--funcall") {
+			if !code.known || elispEffectRE.MatchString(code.val) {
+				c.r.s.opaque("emacs", "", "emacs runs Lisp code that the analysis does not read: %s", code.arg)
+			}
+		}
+	}
+	for _, cmd := range p.all("-c", "--cmd") {
+		c.exCommand(cmd)
 	}
 	for _, w := range p.ops {
 		if w.known && strings.HasPrefix(w.val, "+") {
+			if len(w.val) > 1 {
+				c.exCommand(shLit(w.val[1:]))
+			}
 			continue
 		}
 		c.file(Read, w, nil)
@@ -1355,6 +1470,8 @@ func hSudo(c *shCall) *shStream {
 	}
 	// sudo VAR=value cmd
 	for len(rest) > 0 && rest[0].known && shIsAssignWord(rest[0].val) {
+		n, v, _ := strings.Cut(rest[0].val, "=")
+		c.r.commandVar(n, shLit(v))
 		rest = rest[1:]
 	}
 	return c.r.run(rest, c.in, c.env)
@@ -1459,6 +1576,21 @@ func hPkexec(c *shCall) *shStream {
 // hWrap makes the handler of a wrapper: options (valued takes those with a
 // value), skip operands of its own (timeout's duration), then the command
 // it runs.
+// hTrace reads strace and ltrace: -o FILE writes the trace (which quotes
+// the traced program's arguments) to FILE, and the command runs.
+func hTrace(valued shOptSet) shHandler {
+	return func(c *shCall) *shStream {
+		p := c.parseOpts(c.args(), valued, true)
+		for _, f := range p.all("-o", "--output") {
+			c.file(Write, f, nil)
+		}
+		if len(p.rest) == 0 {
+			return nil
+		}
+		return c.r.run(p.rest, c.in, c.env)
+	}
+}
+
 func hWrap(valued shOptSet, skip int) shHandler {
 	return func(c *shCall) *shStream {
 		p := c.parseOpts(c.args(), valued, true)
@@ -1504,6 +1636,7 @@ func hEnv(c *shCall) *shStream {
 		case shIsAssignWord(a.val):
 			n, v, _ := strings.Cut(a.val, "=")
 			env = append(env, shAssign{name: n, val: shLit(v)})
+			c.r.commandVar(n, shLit(v))
 		default:
 			return c.r.run(args[i:], c.in, env)
 		}
@@ -1578,8 +1711,37 @@ func hScript(c *shCall) *shStream {
 	return nil
 }
 
+// hRlwrap reads rlwrap [OPTIONS] COMMAND: -l FILE and -L FILE append the
+// session to FILE, -H FILE is its history; the command runs.
+func hRlwrap(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-b -C -D -e -f -F -g -H -l -L -M -O -p -P -q -s -S -t -w -z --logfile --history-filename --file"), true)
+	for _, f := range p.all("-l", "-L", "--logfile", "-H", "--history-filename") {
+		c.file(Write, f, func(e *Effect) { e.Append = true })
+	}
+	if len(p.rest) > 0 {
+		return c.r.run(p.rest, c.in, c.env)
+	}
+	return nil
+}
+
 func hScreen(c *shCall) *shStream {
-	p := c.parseOpts(c.args(), shOpts("-S -c -e -h -L -Logfile -p -s -t -T -X"), true)
+	// -Logfile FILE (and, in some versions, -L FILE) names the log screen
+	// writes what the session prints to.
+	args := c.args()
+	var rest []sword
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.known && i+1 < len(args) && (a.val == "-Logfile" || a.val == "-L" && args[i+1].known && strings.Contains(args[i+1].val, "/")) {
+			c.file(Write, args[i+1], func(e *Effect) { e.Append = true })
+			i++
+			continue
+		}
+		if a.known && (a.val == "-L" || a.val == "-Logfile") {
+			continue
+		}
+		rest = append(rest, a)
+	}
+	p := c.parseOpts(rest, shOpts("-S -c -e -h -p -s -t -T -X"), true)
 	if len(p.rest) > 0 {
 		return c.r.run(p.rest, c.in, c.env)
 	}
@@ -1718,10 +1880,77 @@ func (c *shCall) sedScript(w sword) {
 			if arg != "" {
 				c.shellText("sed", shLit(arg), nil)
 			} else {
-				c.r.s.unknown(false, "sed runs its input lines as commands")
+				c.sedRunsInput("e")
 			}
 		}
 	}
+	exec, wfiles := sedSubstFlags(w.val)
+	if exec {
+		c.sedRunsInput("s///e")
+	}
+	for _, f := range wfiles {
+		c.file(Write, shLit(f), nil)
+	}
+}
+
+// sedRunsInput records that sed runs lines of its input (or of what it
+// made of them) as shell commands: code that runs unread, or downloaded
+// code when its input comes from the network.
+func (c *shCall) sedRunsInput(how string) {
+	if c.in != nil && c.in.kind == sNet {
+		c.r.download(c.in, "sh")
+	}
+	c.r.s.opaque("sh", "", "sed runs its input lines as commands (%s)", how)
+}
+
+// sedSubstFlags reads the flags of a sed script's substitutions: exec
+// when one has the e flag (s/x/y/e: GNU sed runs the pattern space as a
+// command and puts its output in its place), and the files named by the
+// w flag (s/x/y/w FILE writes the lines it changed to FILE).
+func sedSubstFlags(script string) (exec bool, wfiles []string) {
+	for i := 0; i < len(script); i++ {
+		if script[i] != 's' || i+1 >= len(script) {
+			continue
+		}
+		if i > 0 && !strings.ContainsRune("\n;{}! \t0123456789$/", rune(script[i-1])) {
+			continue
+		}
+		d := script[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || (d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9') {
+			continue
+		}
+		j, parts := i+2, 0
+		for ; j < len(script) && parts < 2; j++ {
+			switch script[j] {
+			case '\\':
+				j++
+			case d:
+				parts++
+			}
+		}
+		if parts < 2 {
+			continue
+		}
+		for ; j < len(script) && strings.IndexByte("gpiImMe0123456789w", script[j]) >= 0; j++ {
+			if script[j] == 'e' {
+				exec = true
+			}
+			if script[j] == 'w' {
+				// The file name is the rest of the line.
+				name, _, _ := strings.Cut(script[j+1:], "\n")
+				if name = strings.TrimSpace(name); name != "" {
+					wfiles = append(wfiles, name)
+				}
+				j = len(script) - 1
+				if k := strings.IndexByte(script[i:], '\n'); k >= 0 {
+					j = i + k
+				}
+				break
+			}
+		}
+		i = j - 1
+	}
+	return exec, wfiles
 }
 
 var gitCloneOpts = shOpts("-b --branch -o --origin -u --upload-pack --reference --reference-if-able --separate-git-dir --depth --shallow-since --shallow-exclude -c --config --filter --template -j --jobs --bundle-uri --server-option")
@@ -1870,17 +2099,68 @@ func hForeign(c *shCall) *shStream {
 			code = append(code, a.val[2:])
 		}
 	}
+	inline := len(code) > 0
+	if !inline && c.in != nil && c.in.kind == sText && c.prog != "socket" && c.prog != "ztcp" {
+		code, inline = []string{c.in.text}, true // tclsh <<< 'exec …'
+	}
 	if len(code) == 0 {
 		code = []string{c.r.src}
 		if c.prog == "socket" || c.prog == "ztcp" {
 			code = append(code, "socket "+strings.Join(shArgvOf(args), " "))
 		}
 	}
+	if c.in != nil && c.in.kind == sNet && !inline && c.prog != "socket" && c.prog != "ztcp" {
+		c.r.download(c.in, c.prog) // curl … | lua -: the program is what the network sends
+	}
 	c.r.s.socketShellScan(c.prog, strings.Join(code, "\n"))
 	if c.prog != "socket" && c.prog != "ztcp" {
 		c.r.s.socketUploadScan(c.prog, strings.Join(code, "\n"))
+		if inline {
+			c.foreignCommands(strings.Join(code, "\n"))
+		}
 	}
 	return c.filter()
+}
+
+var (
+	// A command given literally to a runner of a language the analysis
+	// does not parse: Lua's os.execute("cmd")/io.popen("cmd"), Tcl's and
+	// expect's exec/spawn words, Julia's run(`cmd`).
+	foreignCmdRE = regexp.MustCompile(`(?:os\.execute|io\.popen|\bsystem)\s*\(?\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|\[\[([^\]]*)\]\])|(?m)(?:^|[\[;{])\s*(?:exec|spawn)\s+([^\]\n;}]+)|\brun\s*\(\s*` + "`([^`]*)`")
+	// A file opened for writing by a literal path: Java's FileWriter and
+	// FileOutputStream, PowerShell's Out-File/Set-Content/Add-Content
+	// (group 1), or open/io.open/fopen with a "w" or "a" mode (groups 2, 3).
+	foreignWriteRE = regexp.MustCompile(`(?:FileWriter|FileOutputStream|PrintWriter|Out-File|Set-Content|Add-Content)\s*\(?\s*(?:-(?:FilePath|Path)\s+)?["']?(/[^"'\s)]+)|(?:\bio\.open|\bfopen|\bopen)\s*\(\s*["'](/[^"']+)["']\s*,\s*["']([rwab+]+)["']`)
+	// Any way of running a command in those languages.
+	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
+)
+
+// foreignCommands reads the commands inline code of a language the
+// analysis does not parse gives literally to its command runners, as
+// shell; a runner whose command is not literal makes the code run unread
+// (an opaque Unknown into the interpreter).
+func (c *shCall) foreignCommands(code string) {
+	if len(code) > MaxInput {
+		return
+	}
+	found := foreignCmdRE.FindAllStringSubmatch(code, -1)
+	for _, m := range found {
+		cmd := m[1] + m[2] + m[3] + m[4] + m[5]
+		if m[4] != "" {
+			cmd = strings.NewReplacer("{", "'", "}", "'").Replace(m[4]) // Tcl braces quote
+		}
+		c.r.s.shellIn(cmd, nil)
+	}
+	if len(foreignRunnerRE.FindAllStringIndex(code, -1)) > len(found) {
+		c.r.s.opaque(c.prog, "", "%s code runs commands not known statically", c.prog)
+	}
+	for _, m := range foreignWriteRE.FindAllStringSubmatch(code, -1) {
+		if m[1] != "" {
+			c.file(Write, shLit(m[1]), nil)
+		} else if strings.ContainsAny(m[3], "wa") {
+			c.file(Write, shLit(m[2]), func(e *Effect) { e.Append = strings.Contains(m[3], "a") })
+		}
+	}
 }
 
 // hGo reads go run FILE.go when the same script wrote FILE.go with literal
@@ -1900,11 +2180,75 @@ func hGo(c *shCall) *shStream {
 	return c.filter()
 }
 
+// hMake reads make -f - (or /dev/stdin) when the makefile comes from
+// the command: its recipes (lines that start with a tab) and $(shell …)
+// are read as shell; a makefile from the network is a download run by
+// make, and one from a command's output is code that runs unread.
+func hMake(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-f --file --makefile -C --directory -I --include-dir -j --jobs -l --load-average -o --old-file -W --what-if --assume-new -E --eval"), false)
+	for _, ev := range p.all("-E", "--eval") {
+		// --eval TEXT is makefile text: $(shell CMD) runs, $(file >F,…) writes.
+		if !ev.known {
+			c.r.s.opaque("make", outProg(ev), "make evaluates text not known statically: %s", ev.arg)
+			continue
+		}
+		for _, m := range makeShellRE.FindAllStringSubmatch(ev.val, -1) {
+			c.r.s.shellIn(m[1], nil)
+		}
+		for _, m := range makeFileRE.FindAllStringSubmatch(ev.val, -1) {
+			c.file(Write, shLit(strings.TrimSpace(m[2])), func(e *Effect) { e.Append = m[1] == ">>" })
+		}
+	}
+	for _, f := range p.all("-f", "--file", "--makefile") {
+		text, ok := "", false
+		switch {
+		case f.known && (f.val == "-" || f.val == "/dev/stdin"):
+			switch {
+			case c.in == nil:
+				continue
+			case c.in.kind == sText:
+				text, ok = c.in.text, true
+			case c.in.kind == sNet:
+				c.r.download(c.in, "make")
+				continue
+			default:
+				c.r.feed("sh", "make", c.in, nil) // file content or a command's output
+				continue
+			}
+		case f.known:
+			text, ok = c.r.written[c.r.path(f.val, false)]
+		}
+		if !ok {
+			continue
+		}
+		var recipes []string
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "\t") {
+				recipes = append(recipes, strings.TrimLeft(line, "\t@-+ "))
+			}
+		}
+		for _, m := range makeShellRE.FindAllStringSubmatch(text, -1) {
+			recipes = append(recipes, m[1])
+		}
+		c.r.s.shellIn(strings.Join(recipes, "\n"), nil)
+	}
+	return c.filter()
+}
+
+var (
+	makeShellRE = regexp.MustCompile(`\$\(shell\s+([^)]*)\)`)
+	makeFileRE  = regexp.MustCompile(`\$\(file\s*(>>?)\s*([^,)]+)`)
+)
+
 // hGdb reads the commands gdb runs from its command line: -ex 'python
 // CODE' (and py, pi) as Python, -ex 'shell CMD' and -ex '!CMD' as shell.
 func hGdb(c *shCall) *shStream {
 	args := c.args()
 	for i := 0; i+1 < len(args); i++ {
+		if args[i].known && (args[i].val == "-x" || args[i].val == "--command") && args[i+1].known &&
+			(args[i+1].val == "/dev/stdin" || args[i+1].val == "-") && c.in != nil && c.in.kind == sNet {
+			c.r.download(c.in, "gdb") // curl … | gdb -x /dev/stdin
+		}
 		if !args[i].known || (args[i].val != "-ex" && args[i].val != "--ex" && args[i].val != "-eval-command" && args[i].val != "--eval-command") {
 			continue
 		}
@@ -1917,6 +2261,15 @@ func hGdb(c *shCall) *shStream {
 		cmd := strings.TrimSpace(w.val)
 		word, rest, _ := strings.Cut(cmd, " ")
 		switch {
+		case word == "dump" || word == "append":
+			// dump [binary] value|memory FILE …: FILE is written.
+			f := strings.Fields(rest)
+			for len(f) > 0 && (f[0] == "binary" || f[0] == "verilog" || f[0] == "ihex" || f[0] == "srec" || f[0] == "tekhex" || f[0] == "value" || f[0] == "memory") {
+				f = f[1:]
+			}
+			if len(f) > 0 {
+				c.file(Write, shLit(f[0]), func(e *Effect) { e.Append = word == "append" })
+			}
 		case word == "python" || word == "py" || word == "pi" || word == "python-interactive":
 			c.r.readCode("python", rest, nil)
 		case word == "shell":

@@ -350,6 +350,12 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 			}
 			if first && i == 0 && strings.HasPrefix(v, "~") {
 				v = r.tilde(v, len(parts) > 1)
+				if v == "~-" || strings.HasPrefix(v, "~-/") {
+					// The previous directory of a shell the script did not
+					// move: not known (cd / && cd - is lost too).
+					b.unknownPart(false)
+					v = v[2:]
+				}
 			}
 			r.unquotedLit(b, v)
 		case *syntax.SglQuoted:
@@ -539,7 +545,20 @@ func unescapeDouble(s string, dq bool) string {
 // the home is not known, which path resolution keeps as written).
 func (r *sh) tilde(v string, more bool) string {
 	home := r.s.ctx.Home
-	if home == "" {
+	if home == "" && !strings.HasPrefix(v, "~+") && !strings.HasPrefix(v, "~-") {
+		return v
+	}
+	if v == "~+" || strings.HasPrefix(v, "~+/") {
+		// ~+ is $PWD, ~- is $OLDPWD.
+		if cwd := r.s.cwd(); cwd != "" {
+			return cwd + v[2:]
+		}
+		return v
+	}
+	if v == "~-" || strings.HasPrefix(v, "~-/") {
+		if old, ok := r.vars["OLDPWD"]; ok && old.known {
+			return old.val + v[2:]
+		}
 		return v
 	}
 	if v == "~" && !more || strings.HasPrefix(v, "~/") || v == "~" {

@@ -391,6 +391,9 @@ func (a *spAction) stopsHarness() bool {
 			if (e.Program == "pgrep" || e.Program == "pidof") && a.patternsHitHarness(e.Program, argvOperands(e.Argv)) {
 				lookup = true
 			}
+			if a.psLookupHitsHarness(e) {
+				lookup = true
+			}
 			if e.Program == "systemctl" && a.systemctlChangesUnit(argvOperands(e.Argv)) {
 				return true
 			}
@@ -432,6 +435,46 @@ func (a *spAction) stopsHarness() bool {
 		}
 	}
 	return lookup && killUnknown
+}
+
+// awkPatternRE is an awk program's /regex/ pattern.
+var awkPatternRE = regexp.MustCompile(`/((?:[^/\\]|\\.)+)/`)
+
+// psLookupHitsHarness reports whether e is part of a pid lookup by
+// process listing that finds the harness: ps -C NAME, or a grep or awk
+// pattern over the output of ps that matches its name or command line
+// (ps aux | grep ahp | awk '{print $2}' | xargs kill).
+func (a *spAction) psLookupHitsHarness(e effects.Effect) bool {
+	switch e.Program {
+	case "ps":
+		for i := 1; i+1 < len(e.Argv); i++ {
+			if e.Argv[i] == "-C" && a.patternsHitHarness("pidof", strings.Split(e.Argv[i+1], ",")) {
+				return true
+			}
+		}
+		return false
+	case "grep", "egrep", "fgrep", "awk", "gawk", "mawk", "sed":
+	default:
+		return false
+	}
+	ps := false
+	for _, r := range a.acts {
+		ps = ps || r.Kind == effects.Run && r.Program == "ps"
+	}
+	if !ps {
+		return false
+	}
+	var pats []string
+	for _, w := range argvOperands(e.Argv) {
+		if e.Program == "grep" || e.Program == "egrep" || e.Program == "fgrep" {
+			pats = append(pats, w)
+			continue
+		}
+		for _, m := range awkPatternRE.FindAllStringSubmatch(w, spMaxPatterns) {
+			pats = append(pats, m[1])
+		}
+	}
+	return len(pats) > 0 && a.patternsHitHarness("pkill", append([]string{"-f"}, pats...))
 }
 
 // pkillValueFlags take a separate value that is not a pattern.
