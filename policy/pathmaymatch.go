@@ -160,6 +160,11 @@ var patternLists sync.Map
 type patternList struct {
 	elems [][]string
 	lits  []string
+	// byLit lists the patterns by their longest literal element: a path
+	// matches a pattern only if one of its elements is that literal.
+	// always holds the patterns with no literal element.
+	byLit  map[string][]int
+	always []int
 }
 
 func cachedPatterns(v ref.Val) (*patternList, ref.Val) {
@@ -184,6 +189,14 @@ func cachedPatterns(v ref.Val) (*patternList, ref.Val) {
 			if !strings.ContainsAny(e, "*?[\\") && len(e) > len(lit) {
 				lit = e
 			}
+		}
+		if lit == "" {
+			pl.always = append(pl.always, len(pl.elems))
+		} else {
+			if pl.byLit == nil {
+				pl.byLit = map[string][]int{}
+			}
+			pl.byLit[lit] = append(pl.byLit[lit], len(pl.elems))
 		}
 		pl.elems = append(pl.elems, elems)
 		pl.lits = append(pl.lits, lit)
@@ -228,26 +241,39 @@ func celArgvNamesPath(args ...ref.Val) ref.Val {
 }
 
 // names reports whether the argv word a, or a part of it between spaces
-// or after "=", matches one of the patterns.
+// or after "=", matches one of the patterns. A part is matched against
+// the patterns whose longest literal element is one of its elements (or
+// that have none): a path element equal to it is needed to match.
 func (pl *patternList) names(a string) bool {
-	{
-		hit := false
-		for i, lit := range pl.lits {
-			if !strings.Contains(a, lit) {
-				continue
-			}
-			for _, part := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '=' }) {
-				if matchElemsIn(pl.elems[i], part, false) {
-					hit = true
-					break
-				}
-			}
-			if hit {
-				break
+	for a != "" {
+		var part string
+		if i := strings.IndexAny(a, " ="); i >= 0 {
+			part, a = a[:i], a[i+1:]
+		} else {
+			part, a = a, ""
+		}
+		if part == "" {
+			continue
+		}
+		for _, i := range pl.always {
+			if matchElemsIn(pl.elems[i], part, false) {
+				return true
 			}
 		}
-		return hit
+		for rest := part; ; {
+			el, r, more := strings.Cut(rest, "/")
+			for _, i := range pl.byLit[el] {
+				if matchElemsIn(pl.elems[i], part, false) {
+					return true
+				}
+			}
+			if !more {
+				break
+			}
+			rest = r
+		}
 	}
+	return false
 }
 
 // startsRun reports whether a run effect of the list starts program a.
