@@ -89,7 +89,10 @@ type pathNeed struct {
 	// home: path_match(field, pats, event.home): a pattern starting with
 	// "~" also matches with the evaluation's home for "~".
 	home bool
-	idx  int // this need's number in the set's needIndex
+	// argv: argv_names_path(v, _, lists…): a word of the argv after the
+	// program names a path of one of the lists (argvLists, compiled).
+	argvLists []*patternList
+	idx       int // this need's number in the set's needIndex
 }
 
 // key says what the need tests: two needs with the same key are met by
@@ -114,6 +117,14 @@ func (p *pathNeed) key() string {
 		b.WriteString("\x00re\x00" + p.re.String())
 	case p.prefix != "":
 		b.WriteString("\x00prefix\x00" + p.prefix)
+	case p.argvLists != nil:
+		b.WriteString("\x00argv")
+		for _, l := range p.argvLists {
+			for _, e := range l.elems {
+				b.WriteString("\x00" + strings.Join(e, "/"))
+			}
+			b.WriteString("\x00;")
+		}
 	default:
 		b.WriteString("\x00pats")
 		if p.home {
@@ -142,6 +153,9 @@ func (p *pathNeed) text(e *effects.Effect) string {
 func (p *pathNeed) met(e *effects.Effect, home string) bool {
 	if p.flag {
 		return e.Limit
+	}
+	if p.argvLists != nil {
+		return argvNames(e.Argv, p.argvLists)
 	}
 	s := p.text(e)
 	switch {
@@ -422,6 +436,21 @@ func pathLeaf(c celast.CallExpr, v string, params map[string]any) (*pathNeed, bo
 	}
 	if c.IsMemberFunction() {
 		return nil, false
+	}
+	// argv_names_path(v, effects, lists…) over lists known at load.
+	if fn == "argv_names_path" && len(args) >= 3 && args[0].Kind() == celast.IdentKind && args[0].AsIdent() == v {
+		var lists []*patternList
+		for _, a := range args[2:] {
+			pats, ok := configStrings(a, params)
+			if !ok {
+				pats, ok = literalStrings(a)
+			}
+			if !ok {
+				return nil, false
+			}
+			lists = append(lists, newPatternList(pats))
+		}
+		return &pathNeed{field: "argv", argvLists: lists}, true
 	}
 	for _, field := range []string{"path", "dest"} {
 		if ls := fieldLiterals(fn, args, v, field); ls != nil {

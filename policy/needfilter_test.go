@@ -285,6 +285,25 @@ func (p *effectNeed) plainMeets(e *effects.Effect) bool {
 // plainMeets is path_match of the field over the patterns one by one,
 // its being one of the strings, or the regular expression alone.
 func (p *pathNeed) plainMeets(e *effects.Effect) bool {
+	if p.argvLists != nil {
+		// argv_names_path: a word after the program, or a part of it
+		// between spaces or after "=", that a pattern matches.
+		for i, a := range e.Argv {
+			if i == 0 || !strings.ContainsAny(a, "/.") {
+				continue
+			}
+			for _, part := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '=' }) {
+				for _, l := range p.argvLists {
+					for _, el := range l.elems {
+						if pathMatch(strings.Join(el, "/"), part) {
+							return true
+						}
+					}
+				}
+			}
+		}
+		return false
+	}
 	s := p.text(e)
 	if p.lits != nil {
 		return p.lits[s]

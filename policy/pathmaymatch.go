@@ -178,6 +178,15 @@ func cachedPatterns(v ref.Val) (*patternList, ref.Val) {
 	if err != nil {
 		return nil, err
 	}
+	pl := newPatternList(ps)
+	if cacheable {
+		patternLists.Store(v, pl)
+	}
+	return pl, nil
+}
+
+// newPatternList compiles patterns for names.
+func newPatternList(ps []string) *patternList {
 	pl := &patternList{}
 	for _, p := range ps {
 		if p == "" {
@@ -201,10 +210,27 @@ func cachedPatterns(v ref.Val) (*patternList, ref.Val) {
 		pl.elems = append(pl.elems, elems)
 		pl.lits = append(pl.lits, lit)
 	}
-	if cacheable {
-		patternLists.Store(v, pl)
+	return pl
+}
+
+// argvNames reports whether a word of argv after the program names a
+// path of one of lists (see patternList.names): what argv_names_path
+// tests before it looks at what other runs start.
+func argvNames(argv []string, lists []*patternList) bool {
+	if len(argv) < 2 {
+		return false
 	}
-	return pl, nil
+	for _, a := range argv[1:] {
+		if !strings.ContainsAny(a, "/.") {
+			continue
+		}
+		for _, pl := range lists {
+			if pl.names(a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // celArgvNamesPath implements argv_names_path(effect, effects, patterns…):
