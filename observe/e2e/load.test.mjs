@@ -214,11 +214,21 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
   const hm = await startHarness({ args });
   const hp = await startHarness({ cpus: harnessCpu, args });
   const low = await launch({ yieldCPU: true });
-  const own = await launch({ cpus: browserCpu });
+  // The browser for the harness on its own core starts unpinned (a
+  // chromium started under taskset hung at login in a CI run) and its
+  // processes are moved to their CPU once logged in, and again once its
+  // pages are open (their renderers are new processes).
+  const own = await launch();
+  const pinOwn = () => {
+    for (const pid of browserPids(own)) {
+      try { execFileSync('taskset', ['-a', '-p', '-c', browserCpu, String(pid)], { stdio: 'ignore' }); } catch { /* gone */ }
+    }
+  };
   try {
     const lowCtx = await contextFor(low, hm.base, OBSERVER);
     const sharedCtx = await contextFor(browser, hm.base, OBSERVER);
     const ownCtx = await contextFor(own, hp.base, OBSERVER);
+    pinOwn();
     // Chromium (as root) sets some of its threads' nice below 19 again;
     // with autogroup scheduling what counts against the harness is the
     // browser's autogroup, which it leaves alone.
@@ -241,6 +251,11 @@ test('decisions per second with 0 and with 5 dashboards open', { timeout: 30 * 6
         const p = await openPage(ctx, hx.base);
         if (watch) await openSession(p, 'max');
         pages.push(p);
+      }
+      if (hx === hp) {
+        pinOwn();
+        const off = browserPids(own).filter((pid) => { const a = affinityOf(pid); return a !== '' && a !== browserCpu; });
+        assert.deepEqual(off, [], `every process of the browser on its own core runs on CPU ${browserCpu}`);
       }
       const before = await Promise.all(pages.map(perfOf));
       const cpu0 = cpuSeconds([hx.pid]);
