@@ -2005,8 +2005,6 @@ func hGit(c *shCall) *shStream {
 // changes as with git switch, which is left alone). git restore --staged
 // alone changes the index only.
 func (c *shCall) gitPathspecs(sub string, args []sword) {
-	valued := map[string]bool{"-s": true, "--source": true, "-b": true, "-B": true, "--orphan": true,
-		"--conflict": true, "--pathspec-from-file": true, "-U": true, "--unified": true}
 	var before, after []sword
 	dashdash, staged, worktree, branch := false, false, false, false
 	for k := 0; k < len(args); k++ {
@@ -2021,7 +2019,7 @@ func (c *shCall) gitPathspecs(sub string, args []sword) {
 			staged = staged || name == "--staged" || name == "-S"
 			worktree = worktree || name == "--worktree" || name == "-W"
 			branch = branch || name == "-b" || name == "-B" || name == "--orphan"
-			if valued[name] && !hasVal {
+			if gitPathspecValued[name] && !hasVal {
 				k++
 			}
 		default:
@@ -2051,6 +2049,11 @@ func (c *shCall) gitPathspecs(sub string, args []sword) {
 		c.file(Write, w, nil)
 	}
 }
+
+// gitPathspecValued are the options of git checkout and restore that take
+// a value as the next word.
+var gitPathspecValued = map[string]bool{"-s": true, "--source": true, "-b": true, "-B": true, "--orphan": true,
+	"--conflict": true, "--pathspec-from-file": true, "-U": true, "--unified": true}
 
 // onDisk reports whether p names something on disk (false without a file
 // system in view).

@@ -169,7 +169,7 @@ func (p *pathNeed) met(e *effects.Effect, home string) bool {
 	if p.set.match(s) {
 		return true
 	}
-	return p.home && home != "" && celPathMatchHome(types.String(s), types.NewStringList(types.DefaultTypeAdapter, p.pats), types.String(home)) == types.True
+	return p.home && matchesAtHome(p.pats, s, home)
 }
 
 // kinds returns the kinds of which the need needs one, or 0 when a term

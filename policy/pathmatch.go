@@ -86,25 +86,31 @@ func celPathMatchHome(args ...ref.Val) ref.Val {
 		return v
 	}
 	h, ok := args[2].(types.String)
-	home := strings.TrimSuffix(string(h), "/")
-	if !ok || home == "" || home[0] != '/' {
+	if !ok || h == "" {
 		return types.False
 	}
 	ps, err := celStringList(args[1])
 	if err != nil {
 		return err
 	}
-	// The home's own characters match as they are, even * or [.
+	return types.Bool(matchesAtHome(ps, string(args[0].(types.String)), string(h)))
+}
+
+// matchesAtHome reports whether p matches one of the patterns that start
+// with "~", read with home (an absolute path other than "/", its own
+// characters taken literally) for "~".
+func matchesAtHome(patterns []string, p, home string) bool {
+	home = strings.TrimSuffix(home, "/")
+	if home == "" || home[0] != '/' {
+		return false
+	}
 	home = globEscaper.Replace(home)
-	s := string(args[0].(types.String))
-	for _, pat := range ps {
-		if pat == "~" || strings.HasPrefix(pat, "~/") {
-			if pathMatch(home+pat[1:], s) {
-				return types.True
-			}
+	for _, pat := range patterns {
+		if (pat == "~" || strings.HasPrefix(pat, "~/")) && pathMatch(home+pat[1:], p) {
+			return true
 		}
 	}
-	return types.False
+	return false
 }
 
 // globEscaper escapes the characters path.Match reads as a pattern.
