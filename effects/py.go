@@ -1724,6 +1724,10 @@ func (p *py) connect(o *pyObj, addr pyVal, a *pyArgs) {
 	if !ok {
 		p.unknownf("a connection to an address not known before run time: %s", snippet(a.text))
 		h, pt = "?", "?"
+	} else if pt == "" && strings.HasPrefix(h, "/") {
+		// A Unix socket: a connect with its path and no host, as the
+		// shell reader writes curl --unix-socket.
+		p.add(Effect{Kind: Connect, Path: h})
 	} else {
 		p.add(Effect{Kind: Connect, Detail: &Detail{Host: h, Port: pt}})
 	}

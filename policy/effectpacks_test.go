@@ -298,6 +298,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`python3 -c 'import urllib.request as u; u.urlopen("http://169.254.169.254/latest/meta-data/iam/security-credentials/r")'`:     "credentials.cloud_metadata",
 		`curl -s --unix-socket /var/run/docker.sock -X POST http://localhost/containers/create -d @c.json`:                             "privilege.runtime_socket",
 		`socat - UNIX-CONNECT:/run/containerd/containerd.sock`:                                                                         "privilege.runtime_socket",
+		`python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("/var/run/docker.sock")'`:                             "privilege.runtime_socket",
 		`nc -U /var/run/docker.sock`: "privilege.runtime_socket",
 		`bash < "$F"`:                "opaque_code.hidden_code",
 		`python3 - < "$SCRIPT"`:      "opaque_code.hidden_code",
