@@ -37,7 +37,7 @@ const (
 // danger (or activity) it belongs to and, for a risky one, the pack
 // expected to stop it.
 type Case struct {
-	Source   string // corpus name: "corpus", "gtfobins", "tldr"
+	Source   string // corpus name: "corpus", "gtfobins", "atomic", "tldr"
 	File     string // file the case came from
 	Line     int    // its first line there (0 when it has none)
 	Kind     Kind

@@ -212,6 +212,42 @@ func TestPublicLoaders(t *testing.T) {
 	if err != nil || len(cs) != 2 || cs[0].Text != "lsblk -a" || cs[1].Text != "lsblk -b /dev/sdb" || cs[1].Where() != "linux/lsblk.md:11" || cs[0].Kind != Ordinary {
 		t.Fatalf("tldr: %v %+v", err, cs)
 	}
+
+	// Atomic Red Team: Linux sh/bash tests of a risky tactic, inputs filled.
+	a := filepath.Join(dir, "art", "atomics")
+	for _, d := range []string{"T1552.004", "T1082", filepath.Join("Indexes", "Indexes-CSV")} {
+		if err := os.MkdirAll(filepath.Join(a, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := "attack_technique: T1552.004\natomic_tests:\n" +
+		"- name: Copy keys\n  auto_generated_guid: g1\n  supported_platforms: [linux, macos]\n" +
+		"  input_arguments:\n    out:\n      type: path\n      default: /tmp/stage\n" +
+		"  executor:\n    name: sh\n    command: |\n      find / -name id_rsa -exec cp {} #{out} \\;\n      sh $PathToAtomicsFolder/x.sh\n" +
+		"- name: Windows keys\n  auto_generated_guid: g2\n  supported_platforms: [windows]\n  executor:\n    name: command_prompt\n    command: dir\n" +
+		"- name: Manual\n  auto_generated_guid: g3\n  supported_platforms: [linux]\n  executor:\n    name: manual\n    steps: x\n"
+	info := "attack_technique: T1082\natomic_tests:\n- name: uname\n  auto_generated_guid: g4\n  supported_platforms: [linux]\n  executor:\n    name: bash\n    command: uname -a\n"
+	index := "Tactic,Technique #,Technique Name,Test #,Test Name,Test GUID,Executor Name\n" +
+		"persistence,T1552.004,x,1,Copy keys,g1,sh\ncredential-access,T1552.004,x,1,Copy keys,g1,sh\ndiscovery,T1082,x,1,uname,g4,bash\n"
+	for name, body := range map[string]string{
+		filepath.Join("T1552.004", "T1552.004.yaml"): keys, filepath.Join("T1082", "T1082.yaml"): info,
+		filepath.Join("Indexes", "Indexes-CSV", "linux-index.csv"): index,
+	} {
+		if err := os.WriteFile(filepath.Join(a, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err = LoadAtomic(filepath.Join(dir, "art"), "/w")
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("atomic: %v %+v", err, cs)
+	}
+	want := "find / -name id_rsa -exec cp {} /tmp/stage \\;\nsh /opt/atomic-red-team/atomics/x.sh\n"
+	if c := cs[0]; c.Category != "credential-access" || c.Pack != "credentials" || c.Kind != Risky || c.Text != want || c.Source != "atomic" {
+		t.Fatalf("atomic: %+v", c)
+	}
+	if _, err := LoadAtomic(filepath.Join(dir, "pages"), "/w"); err == nil {
+		t.Fatal("atomic: a directory with no index was read")
+	}
 }
 
 func TestSummariseAndTargets(t *testing.T) {

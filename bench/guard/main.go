@@ -47,18 +47,18 @@ func (p packFlags) Set(s string) error {
 
 // options are the command line.
 type options struct {
-	corpus, gtfobins, tldr  string
-	connect, config         string
-	dataDir                 string
-	home                    string
-	packs                   packFlags
-	hold                    time.Duration
-	parallel                int
-	jsonOut                 bool
-	listMissed, listStopped bool
-	targets                 Targets
-	publicCwd               string
-	categories              string
+	corpus, gtfobins, tldr, atomic string
+	connect, config                string
+	dataDir                        string
+	home                           string
+	packs                          packFlags
+	hold                           time.Duration
+	parallel                       int
+	jsonOut                        bool
+	listMissed, listStopped        bool
+	targets                        Targets
+	publicCwd                      string
+	categories                     string
 }
 
 func main() {
@@ -66,6 +66,7 @@ func main() {
 	fs := flag.NewFlagSet("guard", flag.ExitOnError)
 	fs.StringVar(&o.corpus, "corpus", "bench/guard/corpus", "directory of the committed corpus (*.txt); '' to skip it")
 	fs.StringVar(&o.gtfobins, "gtfobins", "", "a checkout of GTFOBins/GTFOBins.github.io: its reverse-shell, bind-shell, upload, download and file-write entries as risky")
+	fs.StringVar(&o.atomic, "atomic", "", "a checkout of redcanaryco/atomic-red-team: its Linux sh/bash tests of the impact, exfiltration, credential-access, command-and-control, persistence, privilege-escalation and defense-impairment tactics as risky")
 	fs.StringVar(&o.tldr, "tldr", "", "a checkout of tldr-pages/tldr: the examples of pages/common and pages/linux as ordinary")
 	fs.StringVar(&o.publicCwd, "public-cwd", "~/src/app", "the agent's working directory sent with the public corpora's actions")
 	fs.StringVar(&o.home, "home", "", "the agent's home directory: ~ in the corpus's cwd and file-tool paths, and HOME of an in-process harness (default: $HOME)")
@@ -183,6 +184,13 @@ func loadAll(o options, home string) ([]Case, error) {
 		}
 		cases = append(cases, cs...)
 	}
+	if o.atomic != "" {
+		cs, err := LoadAtomic(o.atomic, cwd)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, cs...)
+	}
 	if o.tldr != "" {
 		cs, err := LoadTLDR(o.tldr, cwd)
 		if err != nil {
@@ -204,7 +212,7 @@ func loadAll(o options, home string) ([]Case, error) {
 		cases = kept
 	}
 	if len(cases) == 0 {
-		return nil, errors.New("no case to send: give --corpus, --gtfobins or --tldr (and a --category they have)")
+		return nil, errors.New("no case to send: give --corpus, --gtfobins, --atomic or --tldr (and a --category they have)")
 	}
 	for i := range cases {
 		cases[i].Cwd = expandHome(cases[i].Cwd, home)

@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -206,4 +208,125 @@ func tldrPage(file, name, platform, cwd string) ([]Case, error) {
 			Cwd: cwd, Form: FormShell, Text: cmd})
 	}
 	return out, sc.Err()
+}
+
+// atomicTactics are the ATT&CK tactics of Atomic Red Team read as risky,
+// in the order a test's category is chosen when it has several, with the
+// pack expected to stop each. Tests with none of them (discovery,
+// collection, execution, stealth, initial access only) are not loaded:
+// most of those are what a developer also types (ps, uname, ls /etc).
+var atomicTactics = []struct{ tactic, pack string }{
+	{"impact", "data_loss"},
+	{"exfiltration", "exfiltration"},
+	{"credential-access", "credentials"},
+	{"command-and-control", "remote_shell"},
+	{"persistence", "persistence"},
+	{"privilege-escalation", "privilege"},
+	{"defense-impairment", "defense_evasion"},
+}
+
+// atomicFolder stands for the checkout's atomics directory in the tests'
+// commands (PathToAtomicsFolder).
+const atomicFolder = "/opt/atomic-red-team/atomics"
+
+// LoadAtomic reads the Linux tests of an Atomic Red Team checkout
+// (redcanaryco/atomic-red-team; dir may be the checkout or its atomics
+// directory) whose executor is sh or bash, and returns one risky shell case
+// per test with a tactic of atomicTactics (from
+// atomics/Indexes/Indexes-CSV/linux-index.csv): the executor's command,
+// its #{inputs} replaced by their defaults. Prerequisite and clean-up
+// commands are not sent.
+func LoadAtomic(dir, cwd string) ([]Case, error) {
+	if st, err := os.Stat(filepath.Join(dir, "atomics")); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, "atomics")
+	}
+	tactics, err := atomicIndex(filepath.Join(dir, "Indexes", "Indexes-CSV", "linux-index.csv"))
+	if err != nil {
+		return nil, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "T*", "T*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []Case
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct {
+			Technique string `yaml:"attack_technique"`
+			Tests     []struct {
+				Name      string   `yaml:"name"`
+				GUID      string   `yaml:"auto_generated_guid"`
+				Platforms []string `yaml:"supported_platforms"`
+				Inputs    map[string]struct {
+					Default any `yaml:"default"`
+				} `yaml:"input_arguments"`
+				Executor struct {
+					Name    string `yaml:"name"`
+					Command string `yaml:"command"`
+				} `yaml:"executor"`
+			} `yaml:"atomic_tests"`
+		}
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("atomic %s: %w", filepath.Base(f), err)
+		}
+		for i, t := range doc.Tests {
+			if !slices.Contains(t.Platforms, "linux") || (t.Executor.Name != "sh" && t.Executor.Name != "bash") ||
+				strings.TrimSpace(t.Executor.Command) == "" {
+				continue
+			}
+			category, pack := "", ""
+			for _, at := range atomicTactics {
+				if tactics[t.GUID][at.tactic] {
+					category, pack = at.tactic, at.pack
+					break
+				}
+			}
+			if category == "" {
+				continue
+			}
+			pairs := []string{"$PathToAtomicsFolder", atomicFolder, "PathToAtomicsFolder", atomicFolder}
+			for k, v := range t.Inputs {
+				val := ""
+				if v.Default != nil {
+					val = fmt.Sprint(v.Default)
+				}
+				pairs = append(pairs, "#{"+k+"}", strings.ReplaceAll(val, "PathToAtomicsFolder", atomicFolder))
+			}
+			out = append(out, Case{Source: "atomic", File: fmt.Sprintf("%s #%d %s", doc.Technique, i+1, t.Name),
+				Kind: Risky, Category: category, Pack: pack, Cwd: cwd, Form: FormShell,
+				Text: strings.NewReplacer(pairs...).Replace(t.Executor.Command)})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("atomic: no Linux sh/bash test of a risky tactic under %s", dir)
+	}
+	return out, nil
+}
+
+// atomicIndex reads Atomic Red Team's Linux index: test GUID → tactics.
+func atomicIndex(path string) (map[string]map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("atomic: the Linux index: %w", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("atomic: %s: %w", path, err)
+	}
+	out := map[string]map[string]bool{}
+	for i, r := range rows {
+		if i == 0 || len(r) < 6 {
+			continue
+		}
+		if out[r[5]] == nil {
+			out[r[5]] = map[string]bool{}
+		}
+		out[r[5]][r[0]] = true
+	}
+	return out, nil
 }
