@@ -120,6 +120,9 @@ func keys(m map[string]string) []string {
 var (
 	tldrPlaceholder = regexp.MustCompile(`\{\{(.*?)\}\}`)
 	tldrChoice      = regexp.MustCompile(`\[([^\]|]*)\|[^\]]*\]`)
+	// tldrKey is a key in tldr-pages' notation for keys pressed in a
+	// running program (<Ctrl c>, <Enter>, <ArrowUp>, <q>), not shell.
+	tldrKey = regexp.MustCompile(`<(?:[^<>\s]|(?:Ctrl|Alt|Shift|Cmd|Super|Meta|Option|Fn)[ +-][^<>]+|Enter|Return|Esc|Escape|Space|Tab|Backspace|BackSpace|Delete|Del|Insert|Ins|Home|End|PageUp|PageDown|PgUp|PgDn|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Up|Down|Left|Right|F[0-9]{1,2})>`)
 )
 
 // tldrValues fill the common placeholders of tldr-pages with values a
@@ -162,7 +165,8 @@ func tldrFill(cmd string) string {
 
 // LoadTLDR reads the example commands of pages/common and pages/linux of
 // a tldr-pages checkout (tldr-pages/tldr) as ordinary shell cases, their
-// placeholders filled.
+// placeholders filled. Examples written as keys pressed in a running
+// program (<Ctrl x>, <Enter>, <q>) are not shell commands and are left out.
 func LoadTLDR(dir, cwd string) ([]Case, error) {
 	var out []Case
 	for _, platform := range []string{"common", "linux"} {
@@ -198,6 +202,11 @@ func tldrPage(file, name, platform, cwd string) ([]Case, error) {
 		line++
 		t := strings.TrimSpace(sc.Text())
 		if len(t) < 3 || t[0] != '`' || t[len(t)-1] != '`' {
+			continue
+		}
+		if tldrKey.MatchString(t) {
+			// Keys pressed in an interactive program (tmux, vim, less):
+			// nothing an agent sends to a shell.
 			continue
 		}
 		cmd := tldrFill(t[1 : len(t)-1])
