@@ -13,7 +13,7 @@ import (
 
 // Bounds on list answers.
 const (
-	maxRulesInAnswer     = 100
+	maxRulesInAnswer     = 256
 	maxConditionBytes    = 1024
 	maxApprovalsInAnswer = 20
 	maxApprovalIDBytes   = 256

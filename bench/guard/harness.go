@@ -57,6 +57,8 @@ type Harness struct {
 	stop  func()
 
 	packs map[string]string // rule id -> pack
+	// partial: the harness listed only some of its rules.
+	partial bool
 }
 
 // InProcessOptions configure a harness started by the bench.
@@ -181,6 +183,9 @@ func (h *Harness) loadPacks(ctx context.Context) error {
 	for _, r := range a.Rules {
 		h.packs[r.ID] = r.Pack
 	}
+	// A list cut short cannot say which packs are on: every risky action
+	// is then counted (EnabledPacks answers nil).
+	h.partial = a.Total > len(a.Rules)
 	return nil
 }
 

@@ -10,9 +10,9 @@ import (
 )
 
 // EnabledPacks returns the built-in packs the harness has rules of, or nil
-// when it did not list its rules.
+// when it did not list its rules, or not all of them.
 func (h *Harness) EnabledPacks() map[string]bool {
-	if len(h.packs) == 0 {
+	if len(h.packs) == 0 || h.partial {
 		return nil
 	}
 	on := map[string]bool{}
