@@ -252,6 +252,12 @@ type FS interface {
 	ReadFile(path string, limit int) (data []byte, truncated bool, err error)
 }
 
+// ShellSyntaxError begins the reason of the Unknown a shell command the
+// parser does not accept gives (the parser's message follows). Nothing
+// else is read from that script: bash runs the statements before the
+// error, so a policy must not judge the action by what is left.
+const ShellSyntaxError = "shell syntax not understood"
+
 // Limits of the analysis. Reaching one yields an Unknown effect with Limit
 // set, never silence; docs/effects.md lists them.
 const (

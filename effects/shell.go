@@ -105,7 +105,7 @@ func (s *state) shellIn(script string, env *shEnv) {
 		}
 		err := r.read(script, in)
 		if err != nil {
-			s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
+			s.unknown(false, ShellSyntaxError+": %s", shShortErr(err))
 			// An interpreter typed into (tclsh, then its code on the next
 			// lines) is not shell: scan its code conservatively.
 			if f := strings.Fields(script); len(f) > 0 && shForeignFirst[path.Base(f[0])] {

@@ -615,7 +615,7 @@ func (r *sh) inline(text string, in *shStream) {
 		f, err := p.Parse(strings.NewReader(text), "")
 		shParserPool.Put(p)
 		if err != nil {
-			r.s.unknown(false, "shell syntax not understood: %s", shShortErr(err))
+			r.s.unknown(false, ShellSyntaxError+": %s", shShortErr(err))
 			return
 		}
 		r.stmts(f.Stmts, in)

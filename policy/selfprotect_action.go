@@ -37,8 +37,9 @@ const (
 )
 
 // The limits an event can reach, as self_protection_limit names them: the
-// effects package's (size, nesting, decoding, effects, expansion, other)
-// and the pack's own (paths, patterns, addresses).
+// effects package's (size, nesting, decoding, effects, expansion, other),
+// a shell syntax error (nothing of that script is read), and the pack's
+// own (paths, patterns, addresses).
 const (
 	limitSize      = "size"
 	limitNesting   = "nesting"
@@ -46,6 +47,7 @@ const (
 	limitEffects   = "effects"
 	limitExpansion = "expansion"
 	limitOther     = "other"
+	limitSyntax    = "syntax"
 	limitPaths     = "paths"
 	limitPatterns  = "patterns"
 	limitAddresses = "addresses"
@@ -153,13 +155,17 @@ func (a *spAction) check(c spCheck) bool {
 }
 
 // limitReached returns the first limit of the analysis the event reached:
-// an effects Unknown with Limit set (the effects package stopped reading),
-// else one of the pack's own bounds (each check is run, since each may
-// reach one); "" when the whole event was read.
+// an effects Unknown with Limit set (the effects package stopped reading)
+// or a shell syntax error (the statements before it, which bash runs,
+// are not read), else one of the pack's own bounds (each check is run,
+// since each may reach one); "" when the whole event was read.
 func (a *spAction) limitReached() string {
 	for _, e := range a.acts {
 		if e.Kind == effects.Unknown && e.Limit {
 			return effectsLimit(e.Reason())
+		}
+		if e.Kind == effects.Unknown && strings.HasPrefix(e.Reason(), effects.ShellSyntaxError) {
+			return limitSyntax
 		}
 	}
 	for c := range spChecks {

@@ -137,6 +137,9 @@ func TestSelfProtectionLimitReasons(t *testing.T) {
 		{"paths", "cat " + strings.Join(deep, " "), strconv.Itoa(spMaxPathDepth)},
 		{"patterns", "killall " + strings.Join(pats, " "), strconv.Itoa(spMaxPatterns)},
 		{"addresses", "echo " + strings.Repeat("a:1,", spMaxAddrs+1), strconv.Itoa(spMaxAddrs)},
+		// bash runs the first line, then stops at the stray fi
+		{"syntax", "cat ahp-data/admin.token\nfi", "syntax error"},
+		{"syntax", "bash -c 'pkill -f ahp\nfi'", "syntax error"},
 	} {
 		r := set.Evaluate(f.sh(c.cmd))
 		if r.RuleID != "self_protection.limit_"+c.limit || r.Decision.Kind != protocol.DecisionBlock {
