@@ -339,6 +339,10 @@ func TestEffectPacksExamples(t *testing.T) {
 		`systemd-run --user --on-calendar '*:0/1' /bin/sh -c 'date >> /tmp/log'`:      "persistence.scheduled",
 		`systemd-run --on-active=30 /tmp/x`:                                           "persistence.scheduled",
 		`echo 'echo hi' >> ~/.shrc`:                                                   "persistence.startup_files",
+		`docker run -v ~/.ssh:/k alpine cat /k/id_rsa`:                                "credentials.container_mount",
+		`podman run --rm -v /home/ann:/h alpine rm -rf /h`:                            "credentials.container_mount",
+		`docker run --mount type=bind,source=/home/ann/.aws,target=/a alpine sh`:      "credentials.container_mount",
+		`docker run --volume=/root/.kube/config:/c:ro bitnami/kubectl get pods`:       "credentials.container_mount",
 		"find / -type d -name '.gnupg' -exec rsync -Rr {} /tmp/GnuPG \\;":             "credentials.search_and_read",
 		`grep -ri password /`:                                                         "credentials.secret_search",
 		`rg -i "api_key|secret" ~`:                                                    "credentials.secret_search",
@@ -429,6 +433,7 @@ for i in range(4):
 		`modinfo nvme`, `lsmod`, `kexec --help`, `systemctl stop nginx`, `sudo chkconfig nginx off`, `sysrc nginx_enable=NO`, `ufw logging on`,
 		`mdatp health`, `systemd-run --user --scope make test`, `systemd-run -p MemoryMax=1G --wait ./bench.sh`,
 		`grep -rn password src/`, `grep -rl password ~`, `rg -c token /`, `grep -r TODO ~`, `pw groupshow wheel`, `find . -name .env -type f`,
+		`docker run -v /home/ann/src/app:/src -w /src node:22 npm test`, `docker run -v ~/.cache/pip:/root/.cache/pip python:3.13 pip install x`, `docker run --mount type=bind,source=/home/ann/src,target=/s alpine ls`,
 	}
 	var cases []packCase
 	for cmd, rule := range stopped {

@@ -204,7 +204,7 @@ func TestPublicLoaders(t *testing.T) {
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	page := "# lsblk\n\n> Lists block devices.\n\n- List all:\n\n`lsblk {{[-a|--all]}}`\n\n- Sizes in bytes:\n\n`lsblk {{[-b|--bytes]}} {{/dev/sdX}}`\n\n- Quit:\n\n`<q>`\n\n- Search:\n\n`<Ctrl r>{{pattern}}<Enter>`\n"
+	page := "# lsblk\n\n> Lists block devices.\n\n- List all:\n\n`lsblk {{[-a|--all]}}`\n\n- Sizes in bytes:\n\n`lsblk {{[-b|--bytes]}} {{/dev/sdX}}`\n\n- Quit:\n\n`<q>`\n\n- Search:\n\n`<Ctrl r>{{pattern}}<Enter>`\n\n- Toggle:\n\n`<RightShift F12>`\n"
 	if err := os.WriteFile(filepath.Join(p, "lsblk.md"), []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}

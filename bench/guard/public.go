@@ -122,7 +122,7 @@ var (
 	tldrChoice      = regexp.MustCompile(`\[([^\]|]*)\|[^\]]*\]`)
 	// tldrKey is a key in tldr-pages' notation for keys pressed in a
 	// running program (<Ctrl c>, <Enter>, <ArrowUp>, <q>), not shell.
-	tldrKey = regexp.MustCompile(`<(?:[^<>\s]|(?:Ctrl|Alt|Shift|Cmd|Super|Meta|Option|Fn)[ +-][^<>]+|Enter|Return|Esc|Escape|Space|Tab|Backspace|BackSpace|Delete|Del|Insert|Ins|Home|End|PageUp|PageDown|PgUp|PgDn|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Up|Down|Left|Right|F[0-9]{1,2})>`)
+	tldrKey = regexp.MustCompile(`<(?:[^<>\s]|(?:Left|Right)?(?:Ctrl|Alt|Shift|Cmd|Super|Meta|Option|Fn)[ +-][^<>]+|Enter|Return|Esc|Escape|Space|Tab|Backspace|BackSpace|Delete|Del|Insert|Ins|Home|End|PageUp|PageDown|PgUp|PgDn|ArrowUp|ArrowDown|ArrowLeft|ArrowRight|Up|Down|Left|Right|F[0-9]{1,2})>`)
 )
 
 // tldrValues fill the common placeholders of tldr-pages with values a
