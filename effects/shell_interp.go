@@ -79,31 +79,39 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 		r.download(st, prog)
 		return
 	}
-	if text, ok := r.written[p]; ok {
-		if lang == "" {
-			lang = shebangLang([]byte(text))
-		}
-		r.readCode(lang, text, env)
+	text, ok := r.scriptText(prog, p)
+	if !ok {
 		return
+	}
+	if lang == "" {
+		lang = shebangLang([]byte(text))
+	}
+	r.readCode(lang, text, env)
+}
+
+// scriptText returns the text of a script prog runs from the file p: what
+// the action wrote there earlier, else the file through ctx.FS. When it
+// has none (no view of the disk, a relative path, no such file, a file
+// too large), it records why as an Unknown and returns false.
+func (r *sh) scriptText(prog, p string) (string, bool) {
+	if text, ok := r.written[p]; ok {
+		return text, true
 	}
 	fs := r.s.ctx.FS
 	if fs == nil || !strings.HasPrefix(p, "/") {
 		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: prog, Reason: fmt.Sprintf("%s runs the script %s, which the analysis cannot see", prog, p)}, Path: p})
-		return
+		return "", false
 	}
 	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
 	if err != nil {
 		r.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: prog, Reason: fmt.Sprintf("%s runs the script %s, which could not be read", prog, p)}, Path: p})
-		return
+		return "", false
 	}
 	if trunc {
 		r.s.unknown(true, "%s runs the script %s, larger than the %d bytes read", prog, p, MaxScriptBytes)
-		return
+		return "", false
 	}
-	if lang == "" {
-		lang = shebangLang(data)
-	}
-	r.readCode(lang, string(data), env)
+	return string(data), true
 }
 
 // shebangLang names the reader for a script by its #! line (shell when

@@ -40,6 +40,7 @@ func init() {
 		"grep": hGrep, "egrep": hGrep, "fgrep": hGrep, "rg": hGrep, "ag": hGrep, "zgrep": hGrep,
 		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk, "jq": hJq,
 		"vi": hEdit, "vim": hEdit, "nvim": hEdit, "nano": hEdit, "emacs": hEdit, "ed": hEdit,
+		"ex": hEdit, "view": hEdit, "vimdiff": hEdit, "nvi": hEdit, "red": hEdit,
 		"base64": hBase64, "base32": hBase64, "xxd": hXxd, "rev": hRev, "tr": hTr,
 		"echo": hEcho, "printf": hPrintf, "openssl": hOpenssl,
 		"find": hFind, "xargs": hXargs,
@@ -902,6 +903,7 @@ func hEdit(c *shCall) *shStream {
 	for _, cmd := range p.all("-c", "--cmd") {
 		c.exCommand(cmd)
 	}
+	buffer := false // vim - reads the text to edit from its standard input
 	for _, w := range p.ops {
 		if w.known && strings.HasPrefix(w.val, "+") {
 			if len(w.val) > 1 {
@@ -909,10 +911,88 @@ func hEdit(c *shCall) *shStream {
 			}
 			continue
 		}
+		if w.known && w.val == "-" {
+			buffer = true
+			continue
+		}
 		c.file(Read, w, nil)
 		c.file(Write, w, nil)
 	}
+	if !buffer && c.prog != "nano" && c.prog != "emacs" {
+		c.editorInput(c.prog == "ed" || c.prog == "red" || c.prog == "ex" || p.has("-e", "-E", "-s", "-es", "-Es"))
+	}
 	return nil
+}
+
+// editorInput reads the commands an editor takes from a standard input
+// that is not a terminal: ed and ex read one command a line, vi and vim
+// read keys, whose ":" commands are ex commands (lineMode: one command a
+// line, as ed, ex and vim -e or -s read them). Text the command shows
+// and a script file the analysis can see are read command by command; a
+// command's output is code not read, and the network's a download run.
+func (c *shCall) editorInput(lineMode bool) {
+	in := c.in
+	if in == nil || in.kind == sFile && in.path == "/dev/null" {
+		return
+	}
+	text := in.text
+	switch in.kind {
+	case sText:
+	case sFile:
+		// A script file, read as a script run by its path is.
+		t, ok := c.r.scriptText(c.prog, in.path)
+		if !ok {
+			return
+		}
+		text = t
+	case sNet:
+		c.r.download(in, c.prog)
+		return
+	default:
+		c.r.s.opaque(c.prog, in.prog, "%s reads editor commands from a command's output, which the analysis does not read", c.prog)
+		return
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if lineMode {
+			c.editorLine(line)
+			continue
+		}
+		// vi keys: every ":" starts an ex command that runs to the end
+		// of the line.
+		for i := strings.IndexByte(line, ':'); i >= 0; {
+			c.editorLine(line[i+1:])
+			j := strings.IndexByte(line[i+1:], ':')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+		}
+	}
+}
+
+// edFileCmdRE is an ed or ex command that names a file after its address:
+// e, E, r (read it), w, W, wq (write it); "!cmd" in its place is a command.
+var edFileCmdRE = regexp.MustCompile(`^\s*(?:[0-9.$,;%+\-]|'[a-z]|/[^/]*/|\?[^?]*\?)*\s*(e|E|edit|r|read|w|W|write|wq|x)\s+(\S.*?)\s*$`)
+
+// editorLine reads one ed or ex command.
+func (c *shCall) editorLine(line string) {
+	if m := edFileCmdRE.FindStringSubmatch(line); m != nil {
+		arg := m[2]
+		if strings.HasPrefix(arg, "!") {
+			c.shellText(c.prog, shLit(arg[1:]), nil)
+			return
+		}
+		switch m[1] {
+		case "e", "E", "edit", "r", "read":
+			c.file(Read, shLit(arg), nil)
+		default:
+			c.file(Write, shLit(arg), func(e *Effect) { e.Append = m[1] == "W" })
+		}
+		return
+	}
+	if strings.TrimSpace(line) != "" {
+		c.exCommand(shLit(line))
+	}
 }
 
 // ---- archives ----
