@@ -791,8 +791,23 @@ func hSftp(c *shCall) *shStream {
 			c.file(Read, shLit(f[1]), nil)
 			c.r.s.add(Effect{Kind: Send, Program: "sftp", Detail: &Detail{Host: host, Source: c.r.path(f[1], false)}})
 		}
+		c.sessionGet(f, "sftp://"+host, host, "22")
 	}
 	return nil
+}
+
+// sessionGet reads a get command typed into a file transfer session (ftp,
+// sftp, smbclient): get REMOTE [LOCAL] downloads REMOTE into LOCAL, by
+// default its base name in the working directory.
+func (c *shCall) sessionGet(f []string, base, host, port string) {
+	if len(f) < 2 || (f[0] != "get" && f[0] != "mget" && f[0] != "recv" && f[0] != "reget" && f[0] != "newer") {
+		return
+	}
+	local := path.Base(strings.ReplaceAll(f[1], "\\", "/"))
+	if len(f) >= 3 && f[0] != "mget" {
+		local = f[2]
+	}
+	c.downloadTo(strings.TrimSuffix(base, "/")+"/"+strings.TrimPrefix(f[1], "/"), host, port, shLit(local))
 }
 
 func hDNS(c *shCall) *shStream {
@@ -1025,7 +1040,8 @@ func hHttpie(c *shCall) *shStream {
 // hFtp reads ftp, sftp's batch input, tftp and lftp: the first operand is the
 // host (user@host for sftp); commands fed on standard input as literal text
 // (a here-document or here-string) that upload a file (put, mput, send,
-// append) are a Read of the file and a Send of it to the host.
+// append) are a Read of the file and a Send of it to the host, and those
+// that fetch one (get, mget, recv) a Download into the local file.
 func hFtp(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-P -p -o -b -i -F -c -e -u -s -r -m"), false)
 	if len(p.ops) == 0 || !p.ops[0].known {
@@ -1047,10 +1063,66 @@ func hFtp(c *shCall) *shStream {
 				w := shLit(f[1])
 				c.file(Read, w, nil)
 				c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Source: c.r.path(f[1], false)}})
+			default:
+				c.sessionGet(f, c.prog+"://"+host, host, "")
 			}
 		}
 	}
 	return &shStream{kind: sNet, host: host, prog: c.prog}
+}
+
+// hSmbclient reads smbclient //HOST/SHARE -c 'CMD; CMD': put LOCAL is a
+// Read and a Send of LOCAL to HOST, get REMOTE [LOCAL] a Download into
+// LOCAL. Commands not known statically, or typed on standard input from
+// elsewhere than the command, are not read.
+func hSmbclient(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("-c --command -U --user -W --workgroup -p --port -I --ip-address -m --max-protocol -A --authentication-file -s --configfile -d --debuglevel -D --directory -T --tar -n --netbiosname -O --socket-options -t --timeout -M --message -L --list"), false)
+	host := ""
+	if len(p.ops) > 0 && p.ops[0].known {
+		svc := strings.TrimLeft(strings.ReplaceAll(p.ops[0].val, "\\", "/"), "/")
+		host, _, _ = strings.Cut(svc, "/")
+	}
+	if host == "" {
+		return c.filter()
+	}
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: "445"}})
+	var cmds []string
+	if cmd, ok := p.get("-c", "--command"); ok {
+		if !cmd.known {
+			c.r.s.unknown(false, "smbclient: commands not known statically: %s", cmd.arg)
+			return nil
+		}
+		cmds = strings.Split(cmd.val, ";")
+	} else if c.in != nil && c.in.kind == sText {
+		cmds = strings.Split(c.in.text, "\n")
+	}
+	for _, line := range cmds {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "put" || f[0] == "mput") {
+			c.file(Read, shLit(f[1]), nil)
+			c.r.s.add(Effect{Kind: Send, Program: c.prog, Detail: &Detail{Host: host, Port: "445", Source: c.r.path(f[1], false)}})
+		}
+		c.sessionGet(f, "smb://"+host, host, "445")
+	}
+	return nil
+}
+
+// hLwpDownload reads lwp-download URL [LOCAL]: a Download into LOCAL (by
+// default the URL's base name in the working directory).
+func hLwpDownload(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts(""), false)
+	if len(p.ops) == 0 || !p.ops[0].known {
+		return nil
+	}
+	u := p.ops[0].val
+	host, port := shURLParts(u)
+	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}})
+	to := shLit(path.Base(u))
+	if len(p.ops) > 1 {
+		to = p.ops[1]
+	}
+	c.downloadTo(u, host, port, to)
+	return nil
 }
 
 // unixConnect records a connection to the local socket a word names (a

@@ -48,6 +48,7 @@ func init() {
 		"curl": hCurl, "wget": hWget, "aria2c": hAria2c, "nc": hNc, "ncat": hNc, "netcat": hNc, "nc.traditional": hNc,
 		"nc.openbsd": hNc, "socat": hSocat, "telnet": hTelnet, "ssh": hSSH, "scp": hScp,
 		"rsync": hRsync, "sftp": hSftp, "ftp": hFtp, "lftp": hFtp, "tftp": hTftp, "whois": hWhois,
+		"smbclient": hSmbclient, "lwp-download": hLwpDownload,
 		"dig": hDNS, "nslookup": hDNS, "host": hDNS, "drill": hDNS,
 		"aws": hObjectCopy, "gsutil": hObjectCopy, "gcloud": hObjectCopy, "azcopy": hObjectCopy, "rclone": hObjectCopy,
 		"http": hHttpie, "https": hHttpie, "xh": hHttpie, "xhs": hHttpie,
@@ -1047,6 +1048,14 @@ func hTar(c *shCall) *shStream {
 			d = dir
 		}
 		c.file(Write, d, func(e *Effect) { e.Recursive = true })
+		abs := p.has("-P", "--absolute-names")
+		if abs {
+			// Members named by absolute paths land where they say.
+			c.file(Write, shLit("/"), func(e *Effect) { e.Recursive = true })
+		}
+		for _, x := range p.all("--transform", "--xform") {
+			c.tarTransformTarget(x, d, abs)
+		}
 		if toStdio && c.in != nil && c.in.kind == sNet && d.known {
 			// curl URL | tar x -C dir: the download lands in dir.
 			c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{URL: c.in.url, Host: c.in.host, Port: c.in.port},
@@ -2055,6 +2064,10 @@ func hGit(c *shCall) *shStream {
 		c.gitPathspecs(args[i].val, args[i+1:])
 		return c.filter()
 	}
+	if i < len(args) && args[i].known && args[i].val == "apply" {
+		c.gitApply(args[i+1:])
+		return c.filter()
+	}
 	if i >= len(args) || !args[i].known || args[i].val != "clone" {
 		return c.filter()
 	}
@@ -2079,6 +2092,55 @@ func hGit(c *shCall) *shStream {
 	c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}})
 	c.r.s.add(Effect{Kind: Download, Program: c.prog, Detail: &Detail{Host: host, Port: port, URL: u}, Path: c.r.path(dir, false), Recursive: true})
 	return c.filter()
+}
+
+// tarTransformTarget reads a tar --transform expression (s/REGEX/REPL/):
+// a replacement with no back-reference names the one file every member it
+// matches is written to (under the extraction directory unless -P keeps
+// it absolute); one not known statically may name any file there.
+func (c *shCall) tarTransformTarget(x, dir sword, abs bool) {
+	if !x.known {
+		c.r.s.unknown(false, "tar: member names transformed by an expression not known statically: %s", x.arg)
+		return
+	}
+	for _, expr := range strings.Split(x.val, ";") {
+		if len(expr) < 4 || expr[0] != 's' {
+			continue
+		}
+		parts := strings.Split(expr[2:], expr[1:2])
+		if len(parts) < 2 {
+			continue
+		}
+		repl := parts[1]
+		if strings.ContainsAny(repl, "&\\") || repl == "" {
+			continue
+		}
+		switch {
+		case abs && strings.HasPrefix(repl, "/"):
+			c.file(Write, shLit(repl), nil)
+		case dir.known:
+			c.file(Write, shLit(strings.TrimSuffix(dir.val, "/")+"/"+strings.TrimLeft(repl, "/")), nil)
+		}
+	}
+}
+
+// gitApply reads git apply: the files a patch names are not read, but
+// --directory DIR puts them under DIR (a tree written there), and
+// --unsafe-paths lets them be anywhere (a tree written under /). Without
+// either, git writes inside the working tree only. --check, --stat,
+// --numstat and --summary write nothing.
+func (c *shCall) gitApply(args []sword) {
+	p := c.parseOpts(args, shOpts("--directory -p -C --exclude --include --whitespace --build-fake-ancestor"), false)
+	if p.has("--check", "--stat", "--numstat", "--summary") && !p.has("--apply") {
+		return
+	}
+	if d, ok := p.get("--directory"); ok {
+		c.file(Write, d, func(e *Effect) { e.Recursive = true })
+		return
+	}
+	if p.has("--unsafe-paths") {
+		c.file(Write, shLit("/"), func(e *Effect) { e.Recursive = true })
+	}
 }
 
 // gitPathspecs reads git checkout and git restore with paths, which are
@@ -2290,6 +2352,11 @@ func hCompile(c *shCall) *shStream {
 	return c.filter()
 }
 
+// goWriteRE is a file Go source opens or writes by a literal absolute
+// path (os.WriteFile, os.Create, os.OpenFile, ioutil.WriteFile); OpenFile
+// is counted whatever its flags.
+var goWriteRE = regexp.MustCompile(`\b(?:os|ioutil)\.(?:WriteFile|Create|OpenFile)\s*\(\s*"(/[^"]+)"`)
+
 // hGo reads go run FILE.go when the same script wrote FILE.go with literal
 // text: its source is scanned as foreign code (see socketShellScan).
 func hGo(c *shCall) *shStream {
@@ -2301,6 +2368,9 @@ func hGo(c *shCall) *shStream {
 		if a.known && strings.HasSuffix(a.val, ".go") {
 			if text, ok := c.r.written[c.r.path(a.val, false)]; ok {
 				c.r.s.socketShellScan("go", text)
+				for _, m := range goWriteRE.FindAllStringSubmatch(text, -1) {
+					c.file(Write, shLit(m[1]), nil)
+				}
 			}
 		}
 	}
