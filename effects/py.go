@@ -878,7 +878,11 @@ func (p *py) attr(n *pyNode) pyVal {
 	a := name.text
 	switch {
 	case obj.k == pyName:
-		return pyVal{k: pyName, s: obj.s + "." + a}
+		v := pyVal{k: pyName, s: obj.s + "." + a, from: obj.from}
+		if v.s == "os.environ" || v.s == "os.environb" || v.s == "posix.environ" {
+			v.from = SourceEnvironment // dict(os.environ), os.environ.copy() carry it
+		}
+		return v
 	case obj.k == pyObject && obj.obj.typ == "path":
 		switch a {
 		case "parent":
@@ -968,7 +972,7 @@ func (p *py) call(n *pyNode) pyVal {
 			return pyVal{}
 		}
 		if recv.k == pyName {
-			callee = pyVal{k: pyName, s: recv.s + "." + name.text}
+			callee = pyVal{k: pyName, s: recv.s + "." + name.text, from: recv.from}
 		} else {
 			return p.method(recv, name.text, a)
 		}
@@ -981,6 +985,18 @@ func (p *py) call(n *pyNode) pyVal {
 			// handlers[name](...), getattr(x, y)(...), (a or b)(...):
 			// which function runs is not known before run time.
 			p.unknownf("a call of a function computed at run time: %s", snippet(a.text))
+		}
+		if fn.kind == "identifier" {
+			// A builtin the reader does not model (dict, list, repr,
+			// sorted): data derived from its arguments.
+			t := a.taint()
+			if callee.from != "" && !strings.Contains(t.from, callee.from) {
+				t.from += callee.from
+			}
+			if callee.url != "" && !strings.Contains(t.url, callee.url) {
+				t.url += callee.url
+			}
+			return t
 		}
 		return pyVal{from: callee.from, url: callee.url}
 	}
@@ -1003,7 +1019,11 @@ func (p *py) call(n *pyNode) pyVal {
 	if strings.HasPrefix(q, "ctypes.") || strings.HasPrefix(q, "cffi.") {
 		p.unknownf("native code through %s: %s", q, snippet(a.text))
 	}
-	return a.taint()
+	t := a.taint()
+	if callee.from != "" && !strings.Contains(t.from, callee.from) {
+		t.from += callee.from // a method of a value read from somewhere (os.environ.items())
+	}
+	return t
 }
 
 // taint is what a call the reader does not know returns: data derived
