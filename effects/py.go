@@ -1105,6 +1105,11 @@ func init() {
 		"os.path.dirname": pyStrFn(path.Dir), "os.path.basename": pyStrFn(path.Base),
 		"os.getenv": pyGetenv, "os.environ.get": pyGetenv, "os.getcwd": pyGetcwd,
 		"os.path.expandvars": pyExpandvars,
+		// Where Python's start-up reads .pth files and sitecustomize:
+		// the user's site directory (its version not known: "python3"),
+		// and the system's.
+		"site.getusersitepackages": pyConst(pyS("~/.local/lib/python3/site-packages")),
+		"site.getsitepackages":     pyConst(pyVal{k: pyList, list: []pyVal{pyS("/usr/local/lib/python3/dist-packages"), pyS("/usr/lib/python3/dist-packages")}}),
 		"pathlib.Path":       pyPath, "pathlib.PosixPath": pyPath, "pathlib.PurePath": pyPath,
 		"pathlib.PurePosixPath": pyPath, "pathlib.Path.home": pyHome, "pathlib.Path.cwd": pyGetcwd,
 		"os.system": pyShell, "os.popen": pyShell, "subprocess.getoutput": pyShell,
@@ -1410,6 +1415,11 @@ func pyJoin(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{pat: pjoin(parts...)}
 	}
 	return pyS(pjoin(parts...))
+}
+
+// pyConst is a call that returns v whatever its arguments.
+func pyConst(v pyVal) pyHandler {
+	return func(*py, string, *pyArgs) pyVal { return v }
 }
 
 func pyFirst(p *py, q string, a *pyArgs) pyVal {
