@@ -1110,7 +1110,7 @@ func init() {
 		// and the system's.
 		"site.getusersitepackages": pyConst(pyS("~/.local/lib/python3/site-packages")),
 		"site.getsitepackages":     pyConst(pyVal{k: pyList, list: []pyVal{pyS("/usr/local/lib/python3/dist-packages"), pyS("/usr/lib/python3/dist-packages")}}),
-		"pathlib.Path":       pyPath, "pathlib.PosixPath": pyPath, "pathlib.PurePath": pyPath,
+		"pathlib.Path":             pyPath, "pathlib.PosixPath": pyPath, "pathlib.PurePath": pyPath,
 		"pathlib.PurePosixPath": pyPath, "pathlib.Path.home": pyHome, "pathlib.Path.cwd": pyGetcwd,
 		"os.system": pyShell, "os.popen": pyShell, "subprocess.getoutput": pyShell,
 		"subprocess.getstatusoutput": pyShell, "asyncio.create_subprocess_shell": pyShell,
