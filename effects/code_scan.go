@@ -551,6 +551,25 @@ func (sc *scanner) read() {
 		default:
 			continue
 		}
+		// name OP= value (d += x, $s .= $x, s <<= 1), name << x (Ruby's
+		// append): a variable stays a literal only when both sides of a
+		// + or . are, joined; anything else leaves it not known, not at
+		// its old value (let d = ""; d += chunk; eval(d) runs the chunks).
+		if j, op, ok := compoundAssign(t, i); ok {
+			old, had := sc.vars[scVarName(tok.s)]
+			v, n := sc.expr(t[j:])
+			if had && old.known && n > 0 && (op == "+" || op == ".") {
+				sc.vars[scVarName(tok.s)] = scTok{k: tkStr, s: old.s + v.s, known: true}
+			} else {
+				delete(sc.vars, scVarName(tok.s))
+			}
+			continue
+		}
+		if dot := strings.LastIndexByte(tok.s, '.'); dot > 0 && scMutators[tok.s[dot+1:]] {
+			// s.concat(x), s.replace(y), s.insert(0, z): Ruby's strings
+			// change in place.
+			delete(sc.vars, scVarName(tok.s[:dot]))
+		}
 		// name = literal ;
 		if i+2 < len(t) && t[i+1].k == tkPunct && t[i+1].s == "=" && !(i+2 < len(t) && t[i+2].s == "=") {
 			if v, n := sc.expr(t[i+2:]); n > 0 {
@@ -568,6 +587,32 @@ func (sc *scanner) read() {
 		args, _ := sc.callArgs(i + 1)
 		sc.call(name, args)
 	}
+}
+
+// scMutators are methods that change a string in place (Ruby).
+var scMutators = map[string]bool{"concat": true, "replace": true, "insert": true, "prepend": true,
+	"gsub!": true, "sub!": true, "tr!": true, "clear": true, "squeeze!": true, "delete!": true}
+
+// compoundAssign reports whether t[i] starts NAME OP= VALUE (+=, .=, -=,
+// ||=, <<=, ??=, …) or NAME << VALUE, with the index of VALUE and the
+// operator's first character.
+func compoundAssign(t []scTok, i int) (int, string, bool) {
+	j := i + 1
+	if j >= len(t) || t[j].k != tkPunct || !strings.Contains("+-*/.|&^%<>?", t[j].s) {
+		return 0, "", false
+	}
+	op := t[j].s
+	j++
+	if (op == "<" || op == ">" || op == "?" || op == "|" || op == "&" || op == "*") && j < len(t) && t[j].k == tkPunct && t[j].s == op {
+		j++ // <<=, >>=, ??=, ||=, &&=, **=
+		if op == "<" && (j >= len(t) || t[j].s != "=") {
+			return j, op, true // Ruby's s << x
+		}
+	}
+	if j >= len(t) || t[j].k != tkPunct || t[j].s != "=" || j+1 < len(t) && t[j+1].s == "=" {
+		return 0, "", false
+	}
+	return j + 1, op, true
 }
 
 // scVarName keeps a variable's name as interpolation finds it.
