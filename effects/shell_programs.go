@@ -2393,19 +2393,9 @@ func (c *shCall) foreignCommands(code string) {
 // FILE, -oFILE) as a write: gcc -x c /dev/null -o /etc/shadow empties a
 // system file. What it compiles is not read.
 func hCompile(c *shCall) *shStream {
-	args := c.args()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.known {
-			continue
-		}
-		switch {
-		case a.val == "-o" && i+1 < len(args):
-			i++
-			c.file(Write, args[i], nil)
-		case strings.HasPrefix(a.val, "-o") && len(a.val) > 2 && c.prog != "rustc":
-			c.file(Write, sword{arg: a.arg, val: a.val[2:], known: true}, nil)
-		}
+	p := c.parseOpts(c.args(), shOpts("-o"), false)
+	for _, o := range p.all("-o") {
+		c.file(Write, o, nil)
 	}
 	return c.filter()
 }
