@@ -1,6 +1,10 @@
 package effects
 
-import "strings"
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
 
 // Commands hidden in settings: many programs take a shell command as the
 // value of an option (ssh -o ProxyCommand=CMD, tar --to-command=CMD, git -c
@@ -222,8 +226,10 @@ func gitCommandKey(key string) bool {
 }
 
 // gitConfigCommands reads git -c KEY=VALUE and --config-env=KEY=VAR given
-// before the subcommand when KEY is a setting that runs a command.
+// before the subcommand when KEY is a setting that runs a command or
+// includes a file, and the settings git takes from its environment.
 func (c *shCall) gitConfigCommands() {
+	c.gitEnvConfig()
 	args := c.args()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -259,25 +265,190 @@ func (c *shCall) gitConfigCommands() {
 			text = kv.arg
 		}
 		key, val, _ := strings.Cut(strings.TrimLeft(text, `"'`), "=")
-		if !gitCommandKey(strings.ToLower(key)) {
+		lk := strings.ToLower(key)
+		if !gitCommandKey(lk) && !gitIncludeKey(lk) {
 			continue
 		}
 		if !kv.known {
 			c.r.s.opaque("sh", outProg(kv), "git: %s set to a command not known statically: %s", key, kv.arg)
 			continue
 		}
-		lk := strings.ToLower(key)
-		if strings.HasPrefix(lk, "alias.") || lk == "credential.helper" {
-			// An alias or helper that starts with "!" is a shell command;
-			// otherwise it is a git subcommand or git-credential-NAME.
-			cmd, ok := strings.CutPrefix(strings.TrimSpace(val), "!")
+		c.gitSetting(lk, val, 0)
+	}
+}
+
+// gitIncludeKey reports whether a git setting names another configuration
+// file to read (include.path, includeIf.COND.path).
+func gitIncludeKey(key string) bool {
+	return key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")
+}
+
+// gitSetting reads one git setting known statically (key in lower case):
+// a command git runs is read as shell, an included file is read for its
+// settings (depth counts includes, bounded).
+func (c *shCall) gitSetting(key, val string, depth int) {
+	if gitIncludeKey(key) {
+		c.gitConfigFile(shLit(strings.TrimSpace(val)), depth+1)
+		return
+	}
+	if !gitCommandKey(key) {
+		return
+	}
+	if strings.HasPrefix(key, "alias.") || key == "credential.helper" {
+		// An alias or helper that starts with "!" is a shell command;
+		// otherwise it is a git subcommand or git-credential-NAME.
+		cmd, ok := strings.CutPrefix(strings.TrimSpace(val), "!")
+		if !ok {
+			return
+		}
+		val = cmd
+	}
+	if strings.TrimSpace(val) != "" {
+		c.shellText("git", shLit(val), nil)
+	}
+}
+
+// envVar returns the value a program sees for an environment variable:
+// an assignment before the command, else an exported variable.
+func (c *shCall) envVar(name string) (sword, bool) {
+	for i := len(c.env) - 1; i >= 0; i-- {
+		if c.env[i].name == name {
+			return c.env[i].val, true
+		}
+	}
+	if v, ok := c.r.vars[name]; ok && v.exported {
+		if !v.known {
+			return sword{arg: "$" + name}, true
+		}
+		return shLit(v.val), true
+	}
+	return sword{}, false
+}
+
+// gitMaxEnvConfig bounds the GIT_CONFIG_KEY_n settings read.
+const gitMaxEnvConfig = 16
+
+// gitParamRE is one 'key'='value' (or the older 'key=value') of
+// GIT_CONFIG_PARAMETERS.
+var gitParamRE = regexp.MustCompile(`'([^']*)'(?:='([^']*)')?`)
+
+// gitEnvConfig reads the settings git takes from its environment:
+// GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n,
+// GIT_CONFIG_PARAMETERS, and the files GIT_CONFIG_GLOBAL,
+// GIT_CONFIG_SYSTEM and GIT_CONFIG name (/dev/null, the usual way to
+// ignore a user's settings, names none).
+func (c *shCall) gitEnvConfig() {
+	if cnt, ok := c.envVar("GIT_CONFIG_COUNT"); ok {
+		n := gitMaxEnvConfig
+		if cnt.known {
+			if v, err := strconv.Atoi(strings.TrimSpace(cnt.val)); err == nil && v >= 0 && v < n {
+				n = v
+			}
+		}
+		for i := 0; i < n; i++ {
+			k, ok := c.envVar("GIT_CONFIG_KEY_" + strconv.Itoa(i))
 			if !ok {
 				continue
 			}
-			val = cmd
-		}
-		if strings.TrimSpace(val) != "" {
-			c.shellText("git", shLit(val), nil)
+			v, _ := c.envVar("GIT_CONFIG_VALUE_" + strconv.Itoa(i))
+			if !k.known || !v.known {
+				c.r.s.opaque("sh", "", "git: setting %d of its environment not known statically", i)
+				continue
+			}
+			c.gitSetting(strings.ToLower(strings.TrimSpace(k.val)), v.val, 0)
 		}
 	}
+	if params, ok := c.envVar("GIT_CONFIG_PARAMETERS"); ok {
+		if !params.known {
+			c.r.s.opaque("sh", "", "git: GIT_CONFIG_PARAMETERS not known statically: %s", params.arg)
+		}
+		for _, m := range gitParamRE.FindAllStringSubmatch(params.val, -1) {
+			key, val := m[1], m[2]
+			if !strings.Contains(m[0], "'='") {
+				key, val, _ = strings.Cut(m[1], "=")
+			}
+			c.gitSetting(strings.ToLower(key), val, 0)
+		}
+	}
+	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"} {
+		if f, ok := c.envVar(name); ok && !(f.known && (f.val == "" || f.val == "/dev/null")) {
+			c.gitConfigFile(f, 1)
+		}
+	}
+}
+
+// gitConfigFile reads a git configuration file git is told to read (an
+// include, GIT_CONFIG_GLOBAL): the settings in it that run commands are
+// read as shell. A file the analysis cannot see or read, a name not known
+// statically, includes nested deeper than 4, and a line continued with a
+// backslash make git run settings unread (an opaque Unknown into sh).
+func (c *shCall) gitConfigFile(f sword, depth int) {
+	if !f.known {
+		c.r.s.opaque("sh", outProg(f), "git reads settings from a file not known statically: %s", f.arg)
+		return
+	}
+	p := c.r.path(f.val, false)
+	if depth > 4 {
+		c.r.s.opaque("sh", "", "git: settings included more than 4 levels deep: %s", p)
+		return
+	}
+	text, ok := c.r.written[p]
+	if !ok {
+		fs := c.r.s.ctx.FS
+		if fs == nil || !strings.HasPrefix(p, "/") {
+			c.r.s.opaque("sh", "", "git reads settings from %s, which the analysis cannot see", p)
+			return
+		}
+		data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+		if err != nil || trunc {
+			c.r.s.opaque("sh", "", "git reads settings from %s, which the analysis could not read", p)
+			return
+		}
+		text = string(data)
+	}
+	c.r.s.add(Effect{Kind: Read, Program: "git", Path: p})
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if strings.HasSuffix(line, "\\") {
+			c.r.s.opaque("sh", "", "git: a setting continued on the next line in %s", p)
+			return
+		}
+		if line[0] == '[' {
+			section = gitSection(line)
+			continue
+		}
+		key, val, _ := strings.Cut(line, "=")
+		c.gitSetting(section+"."+strings.ToLower(strings.TrimSpace(key)), gitValue(val), depth)
+	}
+}
+
+// gitSection names a configuration section header in lower case, with its
+// subsection as written: [core] core, [alias] alias, [filter "x"] filter.x,
+// [includeIf "gitdir:~/w/"] includeif.gitdir:~/w/.
+func gitSection(line string) string {
+	h := strings.TrimSpace(strings.Trim(line[:strings.IndexByte(line+"]", ']')], "[ "))
+	name, sub, ok := strings.Cut(h, " ")
+	if !ok {
+		return strings.ToLower(h)
+	}
+	return strings.ToLower(name) + "." + strings.Trim(strings.TrimSpace(sub), `"`)
+}
+
+// gitValue is a configuration value as git reads it: quotes removed, a
+// comment after it dropped.
+func gitValue(v string) string {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, `"`) {
+		if end := strings.LastIndexByte(v, '"'); end > 0 {
+			return strings.ReplaceAll(v[1:end], `\"`, `"`)
+		}
+	}
+	if i := strings.IndexAny(v, "#;"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
 }

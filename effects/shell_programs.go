@@ -2126,6 +2126,13 @@ func hGit(c *shCall) *shStream {
 		c.gitApply(args[i+1:])
 		return c.filter()
 	}
+	for _, a := range args[i:] {
+		if a.known && strings.HasPrefix(a.val, "ext::") {
+			// git's ext transport runs its command (with % escapes)
+			// instead of connecting: ext::sh -c touch% /tmp/x.
+			c.r.run(gitExtCommand(a.val[len("ext::"):]), nil, nil)
+		}
+	}
 	if i >= len(args) || !args[i].known || args[i].val != "clone" {
 		return c.filter()
 	}
@@ -2180,6 +2187,42 @@ func (c *shCall) tarTransformTarget(x, dir sword, abs bool) {
 			c.file(Write, shLit(strings.TrimSuffix(dir.val, "/")+"/"+strings.TrimLeft(repl, "/")), nil)
 		}
 	}
+}
+
+// gitExtCommand splits the command of a git ext:: URL into words as
+// git-remote-ext does: unescaped spaces separate words, "% " is a space,
+// "%%" a percent sign, and %s, %S, %G stand for values git fills in.
+func gitExtCommand(spec string) []sword {
+	var ws []sword
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			ws = append(ws, shLit(b.String()))
+			b.Reset()
+		}
+	}
+	for i := 0; i < len(spec); i++ {
+		switch {
+		case spec[i] == ' ':
+			flush()
+		case spec[i] == '%' && i+1 < len(spec):
+			i++
+			switch spec[i] {
+			case ' ':
+				b.WriteByte(' ')
+			case '%':
+				b.WriteByte('%')
+			case 's', 'S':
+				b.WriteString("git-upload-pack")
+			case 'G':
+				b.WriteString("repo")
+			}
+		default:
+			b.WriteByte(spec[i])
+		}
+	}
+	flush()
+	return ws
 }
 
 // gitApply reads git apply: the files a patch names are not read, but
