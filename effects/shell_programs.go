@@ -957,15 +957,16 @@ func (c *shCall) editorInput(lineMode bool) {
 		c.r.s.opaque(c.prog, in.prog, "%s reads editor commands from a command's output, which the analysis does not read", c.prog)
 		return
 	}
+	cur := "" // the file e FILE made current, which w alone writes
 	for _, line := range strings.Split(text, "\n") {
 		if lineMode {
-			c.editorLine(line)
+			cur = c.editorLine(line, cur)
 			continue
 		}
 		// vi keys: every ":" starts an ex command that runs to the end
 		// of the line.
 		for i := strings.IndexByte(line, ':'); i >= 0; {
-			c.editorLine(line[i+1:])
+			cur = c.editorLine(line[i+1:], cur)
 			j := strings.IndexByte(line[i+1:], ':')
 			if j < 0 {
 				break
@@ -979,25 +980,39 @@ func (c *shCall) editorInput(lineMode bool) {
 // e, E, r (read it), w, W, wq (write it); "!cmd" in its place is a command.
 var edFileCmdRE = regexp.MustCompile(`^\s*(?:[0-9.$,;%+\-]|'[a-z]|/[^/]*/|\?[^?]*\?)*\s*(e|E|edit|r|read|w|W|write|wq|x)\s+(\S.*?)\s*$`)
 
-// editorLine reads one ed or ex command.
-func (c *shCall) editorLine(line string) {
+// edWriteCmdRE is an ed or ex write with no file named: it writes the
+// current file.
+var edWriteCmdRE = regexp.MustCompile(`^\s*(?:[0-9.$,;%+\-]|'[a-z])*\s*(?:w|W|wq|x|write)!?\s*$`)
+
+// editorLine reads one ed or ex command; cur is the file an earlier e FILE
+// made current (a write with no file writes it), and the one after this
+// command is returned.
+func (c *shCall) editorLine(line, cur string) string {
 	if m := edFileCmdRE.FindStringSubmatch(line); m != nil {
 		arg := m[2]
 		if strings.HasPrefix(arg, "!") {
 			c.shellText(c.prog, shLit(arg[1:]), nil)
-			return
+			return cur
 		}
 		switch m[1] {
-		case "e", "E", "edit", "r", "read":
+		case "e", "E", "edit":
+			c.file(Read, shLit(arg), nil)
+			return arg
+		case "r", "read":
 			c.file(Read, shLit(arg), nil)
 		default:
 			c.file(Write, shLit(arg), func(e *Effect) { e.Append = m[1] == "W" })
 		}
-		return
+		return cur
+	}
+	if cur != "" && edWriteCmdRE.MatchString(line) {
+		c.file(Write, shLit(cur), nil)
+		return cur
 	}
 	if strings.TrimSpace(line) != "" {
 		c.exCommand(shLit(line))
 	}
+	return cur
 }
 
 // ---- archives ----

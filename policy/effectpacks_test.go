@@ -339,6 +339,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`systemd-run --user --on-calendar '*:0/1' /bin/sh -c 'date >> /tmp/log'`:      "persistence.scheduled",
 		`systemd-run --on-active=30 /tmp/x`:                                           "persistence.scheduled",
 		`echo 'echo hi' >> ~/.shrc`:                                                   "persistence.startup_files",
+		"printf 'e /etc/hosts\\na\\n203.0.113.9 github.com\\n.\\nw\\n' | sudo ed":     "system_integrity.system_files",
 		`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log`:               "destructive_shell.rm_root_or_home",
 		`git -c protocol.ext.allow=always clone 'ext::sh -c rm% -rf% ~' x`:                                   "destructive_shell.rm_root_or_home",
 		`git -c include.path=/tmp/nonexistent/x.cfg log`:                                                     "opaque_code.hidden_code",
@@ -484,5 +485,15 @@ func TestSyntaxErrorRefusedByOpaqueCode(t *testing.T) {
 		{"nested", inCwd(`sh -c 'if then fi'`), "opaque_code.syntax_error"},
 		{"eval", inCwd(`eval 'done'`), "opaque_code.syntax_error"},
 		{"parses", inCwd("echo ok\nls"), ""},
+	})
+}
+
+// TestContainerMountHomeNotKnown: with no home known, "~/.ssh" in a volume
+// stays "~/.ssh", and is still a credential store handed to a container.
+func TestContainerMountHomeNotKnown(t *testing.T) {
+	runPackCases(t, Options{}, []packCase{
+		{"tilde volume", inCwd(`docker run --rm -v ~/.ssh:/k alpine cat /k/id_rsa`), "credentials.container_mount"},
+		{"tilde mount", inCwd(`docker run --mount type=bind,source=~/.aws,target=/a alpine sh`), "credentials.container_mount"},
+		{"project volume", inCwd(`docker run --rm -v ~/src/app:/src alpine ls /src`), ""},
 	})
 }
