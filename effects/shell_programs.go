@@ -905,14 +905,19 @@ func hEdit(c *shCall) *shStream {
 			}
 		}
 	}
+	cur := ""
 	for _, cmd := range p.all("-c", "--cmd") {
-		c.exCommand(cmd)
+		if !cmd.known {
+			c.exCommand(cmd)
+			continue
+		}
+		cur = c.editorLine(cmd.val, cur)
 	}
 	buffer := false // vim - reads the text to edit from its standard input
 	for _, w := range p.ops {
 		if w.known && strings.HasPrefix(w.val, "+") {
 			if len(w.val) > 1 {
-				c.exCommand(shLit(w.val[1:]))
+				cur = c.editorLine(w.val[1:], cur)
 			}
 			continue
 		}
@@ -988,6 +993,7 @@ var edWriteCmdRE = regexp.MustCompile(`^\s*(?:[0-9.$,;%+\-]|'[a-z])*\s*(?:w|W|wq
 // made current (a write with no file writes it), and the one after this
 // command is returned.
 func (c *shCall) editorLine(line, cur string) string {
+	line = strings.TrimLeft(line, ": \t") // vim's -c ':w F', keys' ":w F"
 	if m := edFileCmdRE.FindStringSubmatch(line); m != nil {
 		arg := m[2]
 		if strings.HasPrefix(arg, "!") {
