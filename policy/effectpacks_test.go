@@ -494,6 +494,8 @@ func TestContainerMountHomeNotKnown(t *testing.T) {
 	runPackCases(t, Options{}, []packCase{
 		{"tilde volume", inCwd(`docker run --rm -v ~/.ssh:/k alpine cat /k/id_rsa`), "credentials.container_mount"},
 		{"tilde mount", inCwd(`docker run --mount type=bind,source=~/.aws,target=/a alpine sh`), "credentials.container_mount"},
+		{"-v=", inCwd(`docker run --rm -v=/root/.ssh:/k alpine id`), "credentials.container_mount"},
+		{"-v attached", inCwd(`docker run --rm -v~/.kube:/k alpine id`), "credentials.container_mount"},
 		{"project volume", inCwd(`docker run --rm -v ~/src/app:/src alpine ls /src`), ""},
 	})
 }
