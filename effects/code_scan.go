@@ -55,6 +55,13 @@ func (s *state) scanCode(lang, code string) {
 	sc.tokenize()
 	if sc.unterminated {
 		s.unknown(false, "%s: a string or quote that does not end: the code may be read wrong", lang)
+		// The interpreter refuses code whose string does not end, so this
+		// is more often the scanner misreading a quote it does not know
+		// (Ruby ?", a regular expression taken for a division), which
+		// hides the calls after it: the commands given literally to a
+		// runner anywhere in the text are read, and a runner whose command
+		// is not literal runs code unread.
+		s.unterminatedRunners(lang, code)
 	}
 	sc.read()
 	sc.finish()
@@ -182,7 +189,9 @@ func (sc *scanner) tokenize() {
 					j += 2
 				case strings.HasPrefix(src[j:], "->") && j+2 < len(src) && isIdentStart(src[j+2]):
 					j += 2
-				case src[j] == '{' && j == i+1:
+				case src[j] == '{' && j == i+1 && (c == '$' || c == '@'):
+					// ${name}, @{...}; a one-letter word before a brace
+					// (Perl q{...}) is not one.
 					j++
 				case src[j] == '}' && strings.HasPrefix(src[i:], "${"):
 					j++
@@ -799,11 +808,65 @@ func (sc *scanner) add(e Effect) {
 func (sc *scanner) shellCmd(t scTok, what string) {
 	if !t.known {
 		sc.unknownProc = true
-		sc.unknownf("%s with a command not known before run time: %s", what, snippet(t.s))
+		if scTextHidden(t.s) {
+			sc.s.runsHidden("sh", sc.lang+": %s with a command not known before run time: %s", what, snippet(t.s))
+		} else {
+			sc.unknownf("%s with a command not known before run time: %s", what, snippet(t.s))
+		}
 		return
 	}
 	sc.noteShell(t.s)
 	sc.s.nested("sh", func() { shellReader(sc.s, t.s) })
+}
+
+var (
+	// scRunnerLitRE finds a command given as a literal string to a
+	// command runner of Node, Perl, Ruby or PHP, or in backticks, in
+	// text the scanner could not tokenize.
+	scRunnerLitRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)\\s*[({]?\\s*(?:\"([^\"\\n]*)\"|'([^'\\n]*)')|`([^`\\n]*)`")
+	// scRunnerRE finds any call of those runners, and backticks.
+	scRunnerRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)\\b|`[^`\\n]*`")
+)
+
+// unterminatedRunners reads, in code whose tokens could not be trusted,
+// the literal commands given to command runners (as shell) and records
+// code run unread when a runner is called with anything else.
+func (s *state) unterminatedRunners(lang, code string) {
+	found := scRunnerLitRE.FindAllStringSubmatch(code, 64)
+	for _, m := range found {
+		cmd := m[1] + m[2] + m[3]
+		if strings.TrimSpace(cmd) == "" {
+			continue
+		}
+		s.nested("sh", func() { shellReader(s, cmd) })
+	}
+	if len(scRunnerRE.FindAllStringIndex(code, 65)) > len(found) {
+		s.opaque(lang, "", "%s: a command runner in code the scanner could not read", lang)
+	}
+}
+
+// scTextHidden reports whether the text of a command the scanner could
+// not fill starts with no literal word: a string that opens with an
+// interpolation ("$cmd", "#{c}", `$c`) or is empty. "rm -rf $dir" starts
+// with its program and is read for it.
+func scTextHidden(s string) bool {
+	s = strings.TrimLeft(s, "\"'`( \t")
+	return s == "" || s[0] == '$' || s[0] == '@' || s[0] == '{' || strings.HasPrefix(s, "#{")
+}
+
+// scFirstArg is the first token of a program's argv given as arguments or
+// as a list ([$prog, "-x"]); a zero token when there is none.
+func scFirstArg(args [][]scTok) scTok {
+	if len(args) == 0 || len(args[0]) == 0 {
+		return scTok{}
+	}
+	if args[0][0].s == "[" && args[0][0].k == tkPunct {
+		if len(args[0]) > 1 {
+			return args[0][1]
+		}
+		return scTok{}
+	}
+	return args[0][0]
 }
 
 func (sc *scanner) noteShell(cmd string) {
@@ -829,6 +892,13 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 	if len(args) == 1 && !(len(args[0]) > 0 && args[0][0].s == "[") {
 		s, ok := sc.lit(args[0])
 		if !ok {
+			if len(args[0]) > 0 && args[0][0].k != tkStr && args[0][0].k != tkCmd {
+				// A variable, a call, ARGV[0]: none of the command
+				// is known.
+				sc.unknownProc = true
+				sc.s.runsHidden("sh", sc.lang+": %s with a command not known before run time: %s", fn, argText(args))
+				return
+			}
 			s = argText(args)
 		}
 		sc.shellCmd(scTok{k: tkCmd, s: s, known: ok}, fn)
@@ -843,7 +913,12 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 	}
 	if !ok || len(words) == 0 {
 		sc.unknownProc = true
-		sc.unknownf("%s of a command not known before run time: %s", fn, argText(args))
+		if first := scFirstArg(args); first.k != tkStr || !first.known {
+			// The program itself is not known: it runs unread.
+			sc.s.runsHidden("program", sc.lang+": %s of a command not known before run time: %s", fn, argText(args))
+		} else {
+			sc.unknownf("%s of a command not known before run time: %s", fn, argText(args))
+		}
 		return
 	}
 	line := JoinArgv(words)

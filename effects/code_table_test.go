@@ -363,7 +363,9 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"node", `const r = /a"b/; require("fs").writeFileSync("/etc/x", "y")`, []string{"write /etc/x"}},
 	{"node", `/"/; require("child_process").exec("rm -rf /"); //"`, []string{"sh: rm -rf /"}},
 	{"node", `let a = b / c; let d = e / f; require("child_process").exec("id")`, []string{"sh: id"}},
-	{"node", `const s = "unterminated; require("child_process").exec(x)`, []string{"unknown"}},
+	// The string does not end, and exec's command is not literal: the
+	// runner is code run unread.
+	{"node", `const s = "unterminated; require("child_process").exec(x)`, []string{"unknown", "unknown"}},
 	{"node", `require("child_process")["exec"]("rm -rf /")`, []string{"sh: rm -rf /"}},
 	{"node", `const cp = require('child_process'); cp['\u0065xecSync']('reboot')`, []string{"sh: reboot"}},
 	{"node", `require('fs').unlinkSync('\u002fetc\u002fpasswd')`, []string{"delete /etc/passwd"}},

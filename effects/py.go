@@ -325,7 +325,16 @@ func (p *py) walk(n *pyNode) {
 	case "future_import_statement", "pass_statement", "comment", "break_statement", "continue_statement",
 		"global_statement", "nonlocal_statement":
 	case "exec_statement":
-		p.unknownf("Python 2 exec statement: %s", snippet(n.text))
+		// Python 2 runs the string: a literal one is read as code, any
+		// other runs unread (as exec(x) does).
+		if kids := n.namedKids(); len(kids) > 0 {
+			if code, ok := p.eval(kids[0]).str(); ok {
+				p.unknownf("Python 2 exec statement: %s", snippet(n.text))
+				p.s.nested("python", func() { p.s.python(code) })
+				break
+			}
+		}
+		p.s.opaque("python", "", "python: Python 2 exec statement: %s", snippet(n.text))
 	case "if_statement", "elif_clause", "while_statement":
 		p.eval(n.child("condition"))
 		p.cond++
@@ -877,6 +886,10 @@ func (p *py) attr(n *pyNode) pyVal {
 	}
 	a := name.text
 	switch {
+	case obj.k == pyName && obj.s == "sys" && a == "executable":
+		// The interpreter running the code: subprocess.run([sys.executable,
+		// "-m", "pytest"]) runs python3 -m pytest.
+		return pyS("python3")
 	case obj.k == pyName:
 		return pyVal{k: pyName, s: obj.s + "." + a}
 	case obj.k == pyObject && obj.obj.typ == "path":
@@ -1001,7 +1014,9 @@ func (p *py) call(n *pyNode) pyVal {
 		i += j + 1
 	}
 	if strings.HasPrefix(q, "ctypes.") || strings.HasPrefix(q, "cffi.") {
-		p.unknownf("native code through %s: %s", q, snippet(a.text))
+		// C functions called by name (ctypes.CDLL(None).system(...)):
+		// what runs is not read.
+		p.s.runsHidden("program", "python: native code through %s: %s", q, snippet(a.text))
 	}
 	return a.taint()
 }
@@ -1459,7 +1474,7 @@ func pyHome(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "path"
 // known before run time), read again by the shell reader.
 func (p *py) run(argv []pyVal, a *pyArgs) {
 	if len(argv) == 0 {
-		p.unknownf("a program not known before run time: %s", snippet(a.text))
+		p.s.runsHidden("program", "python: a program not known before run time: %s", snippet(a.text))
 		return
 	}
 	words := make([]string, len(argv))
@@ -1468,7 +1483,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 		s, ok := v.str()
 		if !ok {
 			if i == 0 {
-				p.unknownf("a program not known before run time: %s", snippet(a.text))
+				p.s.runsHidden("program", "python: a program not known before run time: %s", snippet(a.text))
 				return
 			}
 			unknown = true
@@ -1499,7 +1514,12 @@ func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 				p.add(Effect{Kind: Send, Detail: &Detail{URL: v.url, Host: h, Port: pt, Source: "output"}})
 			}
 		}
-		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
+		if v.pat == "" || strings.HasPrefix(v.pat, pyHole) {
+			// Not even the program is known (os.system(input())).
+			p.s.runsHidden("sh", "python: %s of a command not known before run time: %s", q, snippet(a.text))
+		} else {
+			p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
+		}
 		if v.pat != "" && !strings.HasPrefix(v.pat, pyHole) {
 			// The known parts are still read: the unknown ones are a
 			// variable the shell reader does not know.
@@ -2071,7 +2091,9 @@ func pyImport(p *py, q string, a *pyArgs) pyVal {
 	if v.k == pyStr {
 		return pyVal{k: pyName, s: v.s}
 	}
-	p.unknownf("%s of a module not known before run time: %s", q, snippet(a.text))
+	// Importing a module runs its code, and the module is then used
+	// unread (__import__(input()).system(...)).
+	p.s.runsHidden("python", "python: %s of a module not known before run time: %s", q, snippet(a.text))
 	return pyVal{}
 }
 
@@ -2232,10 +2254,22 @@ func pyGetattr(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{k: pyName, s: o.s + "." + name.s}
 	}
 	if name.k != pyStr {
-		p.unknownf("getattr of a name not known before run time: %s", snippet(a.text))
+		if first, _, _ := strings.Cut(o.s, "."); o.k == pyName && pyRunnerModules[first] {
+			// getattr(os, name)(cmd): which function of a module that
+			// runs programs is called is known only at run time.
+			p.s.runsHidden("python", "python: getattr of a name not known before run time: %s", snippet(a.text))
+		} else {
+			p.unknownf("getattr of a name not known before run time: %s", snippet(a.text))
+		}
 	}
 	return pyVal{}
 }
+
+// pyRunnerModules are modules with functions that run programs or code;
+// one of their functions chosen at run time runs code unread.
+var pyRunnerModules = map[string]bool{"os": true, "posix": true, "nt": true, "subprocess": true, "builtins": true,
+	"__builtins__": true, "ctypes": true, "pty": true, "commands": true, "importlib": true, "runpy": true,
+	"multiprocessing": true, "asyncio": true, "shutil": true, "platform": true, "popen2": true}
 
 // decode decodes a literal encoded payload; each counts against
 // MaxDecodeRounds.

@@ -103,7 +103,9 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 	if lang == "" {
 		lang = shebangLang(data)
 	}
+	r.s.onDisk++
 	r.readCode(lang, string(data), env)
+	r.s.onDisk--
 }
 
 // shebangLang names the reader for a script by its #! line (shell when
@@ -162,7 +164,9 @@ func (r *sh) scriptByPath(c *shCall, p string) {
 		r.s.unknown(true, "the script %s is larger than the %d bytes read", p, MaxScriptBytes)
 		return
 	}
+	r.s.onDisk++
 	r.readCode(shebangLang(data), string(data), &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
+	r.s.onDisk--
 }
 
 // scriptFile reads a script named by a word (bash x.sh, python3 x.py).

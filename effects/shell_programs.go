@@ -217,7 +217,10 @@ func hMove(c *shCall) *shStream {
 	for _, s := range srcs {
 		d := c.dest(s, dst, into)
 		if !d.known {
+			// The source leaves its place wherever it goes: a move with no
+			// destination, judged by its source (mv /etc/passwd "$D").
 			c.r.s.unknown(false, "mv: destination not known statically: %s", d.arg)
+			c.file(Move, s, nil)
 			continue
 		}
 		dp := c.r.path(d.val, true)
@@ -269,7 +272,12 @@ func hLn(c *shCall) *shStream {
 	}
 	for _, t := range targets {
 		if !t.known {
+			// The link is made where it is named whatever it points to
+			// (ln -sf "$T" /etc/passwd replaces /etc/passwd).
 			c.r.s.unknown(false, "ln: link target not known statically: %s", t.arg)
+			if l := c.dest(t, link, into); l.known && !into {
+				c.file(Create, l, nil)
+			}
 			continue
 		}
 		l := c.dest(t, link, into)
@@ -715,7 +723,13 @@ func hAwk(c *shCall) *shStream {
 	} else if len(ops) > 0 {
 		prog, ops = ops[0].val, ops[1:]
 		if !p.ops[0].known {
-			c.r.s.unknown(false, "%s program not known statically: %s", c.prog, p.ops[0].arg)
+			if codeHidden(p.ops[0]) {
+				// No literal code at all (awk "$P"): the program, and
+				// the commands its system() and pipes run, are unread.
+				c.r.s.opaque(c.prog, outProg(p.ops[0]), "%s program not known statically: %s", c.prog, p.ops[0].arg)
+			} else {
+				c.r.s.unknown(false, "%s program not known statically: %s", c.prog, p.ops[0].arg)
+			}
 		}
 	}
 	var files []sword
@@ -1627,7 +1641,9 @@ func hEnv(c *shCall) *shStream {
 				s = args[i]
 			}
 			if !s.known {
-				c.r.s.unknown(false, "env -S of a string not known statically: %s", s.arg)
+				// The string is a command line: a program and its
+				// arguments known only at run time, as "$CMD" is.
+				c.r.s.opaque("program", outProg(s), "env -S of a string not known statically: %s", s.arg)
 				return nil
 			}
 			ws := c.r.splitText(s.val)
@@ -1863,6 +1879,10 @@ var sedCmdRE = regexp.MustCompile(`^(?:[0-9$]+|/(?:[^/\\]|\\.)*/)?(?:,(?:[0-9$]+
 // stream: "w FILE" writes a file, "e CMD" runs a command.
 func (c *shCall) sedScript(w sword) {
 	if !w.known {
+		if codeHidden(w) {
+			// sed "$S": its commands (e, s///e, w FILE) are unread.
+			c.r.s.opaque("sed", outProg(w), "sed script not known statically: %s", w.arg)
+		}
 		return
 	}
 	for _, line := range strings.FieldsFunc(w.val, func(r rune) bool { return r == '\n' || r == ';' }) {
@@ -2258,7 +2278,8 @@ func hGdb(c *shCall) *shStream {
 		i++
 		w := args[i]
 		if !w.known {
-			c.r.s.unknown(false, "gdb: a command not known statically: %s", w.arg)
+			// gdb commands run programs (shell, !, python): code unread.
+			c.r.s.opaque("gdb", outProg(w), "gdb: a command not known statically: %s", w.arg)
 			continue
 		}
 		cmd := strings.TrimSpace(w.val)
