@@ -79,6 +79,7 @@ func init() {
 		"watch": hWatch, "parallel": hParallel, "flock": hFlock, "script": hScript,
 		"screen": hScreen, "tmux": hTmux, "at": hAt, "batch": hAt,
 		// shell builtins
+		"pwd": hPwd, "printenv": hPrintenv, "realpath": hPathOut, "readlink": hPathOut, "dirname": hPathOut, "basename": hPathOut, "ls": hLs,
 		"cd": hCd, "pushd": hCd, "popd": hPopd, "alias": hAlias, "unalias": hUnalias,
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
@@ -2303,4 +2304,110 @@ func hGdb(c *shCall) *shStream {
 		}
 	}
 	return c.filter()
+}
+
+// hPwd prints the working directory when it is known, so that
+// rm -rf "$(pwd)/.." or "$(cd ~ && pwd)" names its path.
+func hPwd(c *shCall) *shStream {
+	if cwd := c.r.s.cwd(); strings.HasPrefix(cwd, "/") {
+		return &shStream{kind: sText, text: cwd + "\n"}
+	}
+	return c.filter()
+}
+
+// hPrintenv prints a variable the reader knows (printenv HOME is the
+// agent's home).
+func hPrintenv(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), nil, false)
+	if len(p.ops) == 1 && p.ops[0].known {
+		if v, ok := c.r.lookup(p.ops[0].val); ok && (v == "" || strings.HasPrefix(v, "/") || !strings.HasPrefix(v, "~")) {
+			return &shStream{kind: sText, text: v + "\n"}
+		}
+	}
+	return c.filter()
+}
+
+// hPathOut prints what realpath, readlink -f, dirname and basename make of
+// paths known statically ("$(realpath ~)", "$(dirname ~/.bashrc)" name
+// the home); anything else is output not known.
+func hPathOut(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("--relative-to --relative-base -s --suffix"), false)
+	if len(p.ops) == 0 {
+		return c.filter()
+	}
+	canon, multiple := c.prog == "realpath", false
+	for _, o := range p.opts {
+		n := o.name
+		switch {
+		case n == "--relative-to" || n == "--relative-base" || n == "-s" || n == "--suffix":
+			return c.filter() // output relative to a base, or a suffix cut
+		case n == "-a" || n == "--multiple":
+			multiple = true
+		case c.prog == "readlink" && (strings.HasPrefix(n, "--canonicalize") || (!strings.HasPrefix(n, "--") && strings.ContainsAny(n, "fem"))):
+			canon = true
+		case strings.HasPrefix(n, "--") && n != "--zero" && n != "--quiet" && n != "--silent" && n != "--no-newline" && n != "--logical" && n != "--physical" && !strings.HasPrefix(n, "--canonicalize"):
+			return c.filter() // an option not read
+		}
+	}
+	if c.prog == "readlink" && !canon {
+		return c.filter() // the target of a link: on disk
+	}
+	if c.prog == "basename" && len(p.ops) > 1 && !multiple {
+		return c.filter() // basename NAME SUFFIX
+	}
+	var b strings.Builder
+	for _, w := range p.ops {
+		if !w.known || w.val == "" {
+			return c.filter()
+		}
+		var out string
+		switch c.prog {
+		case "dirname":
+			out = path.Dir(strings.TrimRight(w.val, "/"))
+			if strings.Trim(w.val, "/") == "" {
+				out = "/"
+			}
+		case "basename":
+			out = path.Base(w.val)
+		default:
+			out = c.r.path(w.val, false)
+			if !strings.HasPrefix(out, "/") {
+				return c.filter()
+			}
+		}
+		b.WriteString(out)
+		b.WriteByte('\n')
+	}
+	return &shStream{kind: sText, text: b.String()}
+}
+
+// hLs prints the operands of ls -d named statically ($(ls -d ~) is the
+// home); a listing is output not known.
+func hLs(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), nil, false)
+	if len(p.ops) == 0 || len(p.opts) == 0 {
+		return c.filter()
+	}
+	dir := false
+	for _, o := range p.opts {
+		switch o.name {
+		case "-d", "--directory":
+			dir = true
+		case "-1":
+		default:
+			return c.filter()
+		}
+	}
+	if !dir {
+		return c.filter()
+	}
+	var b strings.Builder
+	for _, w := range p.ops {
+		if !w.known || w.glob || w.val == "" {
+			return c.filter()
+		}
+		b.WriteString(w.val)
+		b.WriteByte('\n')
+	}
+	return &shStream{kind: sText, text: b.String()}
 }
