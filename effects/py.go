@@ -128,7 +128,17 @@ type py struct {
 	ran     []string // programs started, for reverse-shell recognition
 	procs   []string // in a loop over psutil.process_iter(): the processes it picks
 	steps   int
+	runners bool // the code names a module or builtin that runs programs or code
 }
+
+var (
+	// pyRunnerTextRE finds, in the text of Python code, a module or a
+	// builtin that runs programs or code: a call computed at run time in
+	// such code may be one of them.
+	pyRunnerTextRE = regexp.MustCompile(`\b(?:os|posix|nt|subprocess|pty|ctypes|cffi|commands|importlib|runpy|multiprocessing|asyncio|popen2|exec|eval|compile|__import__|__builtins__|builtins|system|popen|spawn[a-z]*|exec[lv]p?e?)\b`)
+	// pyRunnerFuncRE names the functions that run a program or code.
+	pyRunnerFuncRE = regexp.MustCompile(`^(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\.[A-Za-z_]+|pty\.spawn|asyncio\.create_subprocess_(?:shell|exec)|exec|eval|compile|__import__|importlib\.import_module|runpy\.run_(?:path|module)|pickle\.loads?|marshal\.loads|ctypes\.[A-Za-z_.]+)$`)
+)
 
 // pyMaxUnroll is the longest literal list a loop body is read once per
 // element of.
@@ -150,7 +160,7 @@ func (s *state) python(code string) {
 	}
 	prevCwd := s.ctx.Cwd
 	defer func() { s.ctx.Cwd = prevCwd }()
-	p := &py{s: s, scope: &pyScope{vars: map[string]pyVal{}}}
+	p := &py{s: s, scope: &pyScope{vars: map[string]pyVal{}}, runners: pyRunnerTextRE.MatchString(code)}
 	if hasBad(root, 0) {
 		s.unknown(false, "python: part of the code is not valid Python as %s reads it", pyParserName)
 	}
@@ -592,6 +602,9 @@ func (p *py) eval(n *pyNode) pyVal {
 		case op.text == "+" && (l.k == pyStr || l.pat != "" || r.k == pyStr || r.pat != ""):
 			return pyPat([]pyVal{l, r})
 		case op.text == "%" && l.k == pyStr:
+			if v, ok := pyPercentFill(l.s, r); ok {
+				return pyS(v) // "rm -rf %s" % "~" is "rm -rf ~"
+			}
 			// "rm -rf %s" % x: the conversions are holes.
 			v := pyPercent.ReplaceAllLiteralString(l.s, pyHole)
 			if v == l.s {
@@ -973,6 +986,7 @@ func (p *py) call(n *pyNode) pyVal {
 	if fn == nil {
 		return pyVal{}
 	}
+	p.runnerValues(a)
 	var callee pyVal
 	if fn.kind == "attribute" {
 		recv := p.eval(fn.child("object"))
@@ -993,11 +1007,17 @@ func (p *py) call(n *pyNode) pyVal {
 		case "subscript", "call", "lambda", "parenthesized_expression", "conditional_expression", "boolean_operator":
 			// handlers[name](...), getattr(x, y)(...), (a or b)(...):
 			// which function runs is not known before run time.
-			p.unknownf("a call of a function computed at run time: %s", snippet(a.text))
+			if p.runners {
+				// In code that can run programs, the function may be
+				// one that does (d = {"a": os.system}; d[k](cmd)).
+				p.s.runsHidden("python", "python: a call of a function computed at run time: %s", snippet(a.text))
+			} else {
+				p.unknownf("a call of a function computed at run time: %s", snippet(a.text))
+			}
 		}
 		return pyVal{from: callee.from, url: callee.url}
 	}
-	q := pyCanon(callee.s)
+	q := pyCanon(strings.TrimSuffix(callee.s, ".__call__"))
 	if h, ok := pyCalls[q]; ok {
 		return h(p, q, a)
 	}
@@ -1019,6 +1039,23 @@ func (p *py) call(n *pyNode) pyVal {
 		p.s.runsHidden("program", "python: native code through %s: %s", q, snippet(a.text))
 	}
 	return a.taint()
+}
+
+// runnerValues records a function that runs programs or code given as a
+// value to a call (map(os.system, cmds), Thread(target=os.system,
+// args=(c,))): it runs later with arguments the reader does not follow.
+func (p *py) runnerValues(a *pyArgs) {
+	check := func(v pyVal) {
+		if v.k == pyName && pyRunnerFuncRE.MatchString(pyCanon(v.s)) {
+			p.s.runsHidden("python", "python: %s given as a value to a call, run with arguments not read: %s", v.s, snippet(a.text))
+		}
+	}
+	for _, v := range a.pos {
+		check(v)
+	}
+	for _, v := range a.kw {
+		check(v)
+	}
 }
 
 // taint is what a call the reader does not know returns: data derived
@@ -1125,7 +1162,7 @@ func init() {
 		"psutil.Process": pyProc, "psutil.process_iter": pyProcIter,
 		"os.setuid": pyPriv, "os.setgid": pyPriv, "os.seteuid": pyPriv, "os.setegid": pyPriv,
 		"os.setreuid": pyPriv, "os.setresuid": pyPriv, "os.setregid": pyPriv, "os.setresgid": pyPriv,
-		"exec": pyExec, "eval": pyExec, "compile": pyExec, "execfile": pyExecFile, "runpy.run_path": pyExecFile,
+		"exec": pyExec, "eval": pyExec, "compile": pyExec, "execfile": pyExecFile, "runpy.run_path": pyExecFile, "runpy.run_module": pyImport,
 		"__import__": pyImport, "importlib.import_module": pyImport, "getattr": pyGetattr,
 		"base64.b64decode": pyDecode("base64"), "base64.decodebytes": pyDecode("base64"),
 		"base64.standard_b64decode": pyDecode("base64"), "base64.urlsafe_b64decode": pyDecode("base64url"),
@@ -2079,6 +2116,11 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 
 func pyExecFile(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "path")
+	if _, ok := v.str(); !ok && v.k != pyObject {
+		// A file named at run time is run (as bash "$F" is).
+		p.s.runsHidden("python", "python: %s of a file not known before run time: %s", q, snippet(a.text))
+		return pyVal{}
+	}
 	if path, ok := p.pathOf(v, q, a); ok {
 		p.add(Effect{Kind: Read, Path: path})
 		p.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "python", Reason: fmt.Sprintf("python: %s runs a Python file not read here: %s", q, path)}, Path: path})
@@ -2348,6 +2390,13 @@ func pyCodecs(p *py, q string, a *pyArgs) pyVal {
 
 func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "")
+	if _, ok := v.str(); ok && q != "marshal.loads" {
+		// A pickle written in the code itself (often encoded): loading
+		// it runs the functions it names, which the reader does not
+		// decode. A pickle file is data the harness treats as a script
+		// it cannot see.
+		p.s.runsHidden("python", "python: %s of data in the code: it runs what the data names", q)
+	}
 	if v.url != "" && strings.HasSuffix(q, ".loads") && q != "zlib.decompress" {
 		// Unpickling runs code the data names: a download loaded so is
 		// a download run unread.
@@ -2401,6 +2450,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	if recv.k == pyStr {
 		switch m {
 		case "format", "format_map":
+			if v, ok := pyFormatFill(recv.s, a); ok && m == "format" {
+				return pyS(v) // "rm -rf {}".format("~") is "rm -rf ~"
+			}
 			if v := pyBraces.ReplaceAllLiteralString(recv.s, pyHole); v != recv.s {
 				taint.pat = v
 			}
@@ -2752,4 +2804,97 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 		}
 	}
 	return pyVal{}
+}
+
+// pyPercentFill fills a format string's %s conversions from values known
+// before run time (one string, or a tuple of strings); %% is a percent
+// sign. Any other conversion, or a value not known, is not filled.
+func pyPercentFill(f string, r pyVal) (string, bool) {
+	var vals []pyVal
+	if r.k == pyList {
+		vals = r.list
+	} else {
+		vals = []pyVal{r}
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		if i+1 >= len(f) {
+			return "", false
+		}
+		switch f[i+1] {
+		case '%':
+			b.WriteByte('%')
+		case 's':
+			if n >= len(vals) {
+				return "", false
+			}
+			v, ok := vals[n].str()
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+			n++
+		default:
+			return "", false
+		}
+		i++
+	}
+	return b.String(), n == len(vals)
+}
+
+// pyFormatFill fills a str.format template's {} and {N} fields from
+// positional values known before run time; {{ and }} are braces. Named
+// fields, conversions and format specs are not filled.
+func pyFormatFill(f string, a *pyArgs) (string, bool) {
+	if a.splat || len(a.kw) > 0 {
+		return "", false
+	}
+	var b strings.Builder
+	auto := 0
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		switch {
+		case c == '{' && i+1 < len(f) && f[i+1] == '{':
+			b.WriteByte('{')
+			i++
+		case c == '}' && i+1 < len(f) && f[i+1] == '}':
+			b.WriteByte('}')
+			i++
+		case c == '{':
+			end := strings.IndexByte(f[i:], '}')
+			if end < 0 {
+				return "", false
+			}
+			field := f[i+1 : i+end]
+			idx := auto
+			if field == "" {
+				auto++
+			} else {
+				k, err := strconv.Atoi(field)
+				if err != nil || k < 0 {
+					return "", false
+				}
+				idx = k
+			}
+			if idx >= len(a.pos) {
+				return "", false
+			}
+			v, ok := a.pos[idx].str()
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+			i += end
+		case c == '}':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }
