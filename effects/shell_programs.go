@@ -87,7 +87,7 @@ func init() {
 		"crontab": hCrontab, "git": hGit,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
 		"jrunscript": hForeign, "julia": hForeign, "expect": hForeign, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
-		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
+		"powershell": hForeign, "pwsh": hForeign, "Rscript": hForeign, "R": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -2156,7 +2156,7 @@ var (
 	// (group 1), or open/io.open/fopen with a "w" or "a" mode (groups 2, 3).
 	foreignWriteRE = regexp.MustCompile(`(?:FileWriter|FileOutputStream|PrintWriter|Out-File|Set-Content|Add-Content)\s*\(?\s*(?:-(?:FilePath|Path)\s+)?["']?(/[^"'\s)]+)|(?:\bio\.open|\bfopen|\bopen)\s*\(\s*["'](/[^"']+)["']\s*,\s*["']([rwab+]+)["']`)
 	// Any way of running a command in those languages.
-	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
+	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem2?\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
 )
 
 // foreignCommands reads the commands inline code of a language the
@@ -2164,6 +2164,15 @@ var (
 // shell; a runner whose command is not literal makes the code run unread
 // (an opaque Unknown into the interpreter).
 func (c *shCall) foreignCommands(code string) {
+	c.r.s.foreignCode(c.prog, code)
+}
+
+// foreignCode reads code of a language the analysis does not parse (a
+// foreign interpreter's -e, a code tool's code in such a language): the
+// commands it gives literally to its runners, as shell; a runner whose
+// command is not literal is code run unread; files opened for writing by
+// a literal path.
+func (s *state) foreignCode(prog, code string) {
 	if len(code) > MaxInput {
 		return
 	}
@@ -2173,16 +2182,16 @@ func (c *shCall) foreignCommands(code string) {
 		if m[4] != "" {
 			cmd = strings.NewReplacer("{", "'", "}", "'").Replace(m[4]) // Tcl braces quote
 		}
-		c.r.s.shellIn(cmd, nil)
+		s.shellIn(cmd, nil)
 	}
 	if len(foreignRunnerRE.FindAllStringIndex(code, -1)) > len(found) {
-		c.r.s.opaque(c.prog, "", "%s code runs commands not known statically", c.prog)
+		s.opaque(prog, "", "%s code runs commands not known statically", prog)
 	}
 	for _, m := range foreignWriteRE.FindAllStringSubmatch(code, -1) {
 		if m[1] != "" {
-			c.file(Write, shLit(m[1]), nil)
+			s.add(Effect{Kind: Write, Program: prog, Path: s.resolve(m[1])})
 		} else if strings.ContainsAny(m[3], "wa") {
-			c.file(Write, shLit(m[2]), func(e *Effect) { e.Append = strings.Contains(m[3], "a") })
+			s.add(Effect{Kind: Write, Program: prog, Path: s.resolve(m[2]), Append: strings.Contains(m[3], "a")})
 		}
 	}
 }
