@@ -128,3 +128,18 @@ func TestAliasSpliced(t *testing.T) {
 		t.Errorf("alias that does not parse: no syntax error")
 	}
 }
+
+// TestSeveralToolNames: a payload with two tool names that differ only in
+// letter case is read as each tool's call (it was read as the first's
+// only: a Read, while a tool taking the other ran the command).
+func TestSeveralToolNames(t *testing.T) {
+	out := Payload(map[string]any{"tool_name": "Read", "Tool_Name": "Bash",
+		"arguments": map[string]any{"command": "rm -rf /srv", "file_path": "x"}}, testCtx)
+	found := false
+	for _, e := range out {
+		found = found || e.Kind == Delete && e.Path == "/srv"
+	}
+	if !found {
+		t.Errorf("no delete of /srv in %v", out)
+	}
+}
