@@ -48,6 +48,7 @@ type scanner struct {
 	unknownProc  bool
 	unterminated bool
 	mods         map[string]bool // Node: the modules loaded (see modules)
+	readCmds     map[string]bool // commands read where a runner runs them
 }
 
 func (s *state) scanCode(lang, code string) {
@@ -65,6 +66,13 @@ func (s *state) scanCode(lang, code string) {
 	}
 	sc.read()
 	sc.finish()
+	if !sc.unterminated {
+		// Balanced quotes can still be misread (a regular expression
+		// taken for a division, if (x) /"/.test(s)), hiding a call: a
+		// command given literally to a runner that the reading did not
+		// meet is read too.
+		sc.missedRunners(code)
+	}
 	if lang == "node" && (sc.modules()["child_process"] || sc.modules()["node:child_process"]) && nodeComputedMemberRE.MatchString(code) {
 		// require("child_process")["exec"+"Sync"](…), cp[name](…): which
 		// function runs, and what, is known only at run time.
@@ -816,6 +824,7 @@ func (sc *scanner) shellCmd(t scTok, what string) {
 		return
 	}
 	sc.noteShell(t.s)
+	sc.ran(t.s)
 	sc.s.nested("sh", func() { shellReader(sc.s, t.s) })
 }
 
@@ -823,10 +832,29 @@ var (
 	// scRunnerLitRE finds a command given as a literal string to a
 	// command runner of Node, Perl, Ruby or PHP, or in backticks, in
 	// text the scanner could not tokenize.
-	scRunnerLitRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)\\s*[({]?\\s*(?:\"([^\"\\n]*)\"|'([^'\\n]*)')|`([^`\\n]*)`")
+	scRunnerLitRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)(?:\\s*[({]\\s*|\\s+)(?:\"([^\"\\n]*)\"|'([^'\\n]*)')|`([^`\\n]*)`")
 	// scRunnerRE finds any call of those runners, and backticks.
 	scRunnerRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)\\b|`[^`\\n]*`")
 )
+
+// missedRunners reads the commands given literally to a runner in the
+// text that the token reading did not read.
+func (sc *scanner) missedRunners(code string) {
+	if !scRunnerRE.MatchString(code) {
+		return
+	}
+	for _, m := range scRunnerLitRE.FindAllStringSubmatch(code, 64) {
+		cmd := m[1] + m[2] + m[3]
+		if strings.TrimSpace(cmd) == "" || sc.readCmds[cmd] || m[3] != "" && sc.lang == "node" {
+			continue // read already; a Node template literal is not a command
+		}
+		if f := strings.Fields(cmd); len(f) > 0 && sc.readCmds[f[0]] {
+			continue // its program was read with list arguments
+		}
+		sc.ran(cmd)
+		sc.s.nested("sh", func() { shellReader(sc.s, cmd) })
+	}
+}
 
 // unterminatedRunners reads, in code whose tokens could not be trusted,
 // the literal commands given to command runners (as shell) and records
@@ -843,6 +871,63 @@ func (s *state) unterminatedRunners(lang, code string) {
 	if len(scRunnerRE.FindAllStringIndex(code, 65)) > len(found) {
 		s.opaque(lang, "", "%s: a command runner in code the scanner could not read", lang)
 	}
+}
+
+// scBlock returns the tokens inside a leading { ... } block.
+func scBlock(toks []scTok) []scTok {
+	depth := 0
+	for i, t := range toks {
+		switch {
+		case t.k == tkPunct && t.s == "{":
+			depth++
+		case t.k == tkPunct && t.s == "}":
+			depth--
+			if depth == 0 {
+				return toks[1:i]
+			}
+		}
+	}
+	return nil
+}
+
+// scAfterBlock drops a leading { ... } block from a call's arguments (Perl's
+// indirect object: system { "sh" } "sh", "-c", CMD).
+func scAfterBlock(args [][]scTok) [][]scTok {
+	depth := 0
+	for i, t := range args[0] {
+		switch {
+		case t.k == tkPunct && t.s == "{":
+			depth++
+		case t.k == tkPunct && t.s == "}":
+			depth--
+		}
+		if depth == 0 && t.k == tkPunct && t.s == "}" {
+			rest := args[0][i+1:]
+			if len(rest) == 0 {
+				return args[1:]
+			}
+			return append([][]scTok{rest}, args[1:]...)
+		}
+	}
+	return args
+}
+
+// loadsFile reads a load of a code file (Perl require/do, Ruby load and
+// require, PHP include): a file named at run time runs code unread; a
+// module named literally or by a bare name is left to the other rules.
+func (sc *scanner) loadsFile(fn string, args [][]scTok) {
+	if len(args) == 0 || len(args[0]) == 0 {
+		return
+	}
+	first := args[0][0]
+	if first.s == "{" || first.k == tkIdent && !strings.HasPrefix(first.s, "$") && !strings.HasPrefix(first.s, "@") &&
+		!(len(args[0]) > 1 && (args[0][1].s == "[" || args[0][1].s == "(" || args[0][1].s == ".")) {
+		return // do { BLOCK }, require Foo::Bar
+	}
+	if _, ok := sc.lit(args[0]); ok {
+		return
+	}
+	sc.s.runsHidden(sc.lang, sc.lang+": %s of a file not known before run time: %s", fn, argText(args))
 }
 
 // scTextHidden reports whether the text of a command the scanner could
@@ -923,7 +1008,16 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 	}
 	line := JoinArgv(words)
 	sc.noteShell(line)
+	sc.ran(words[0])
 	sc.s.nested("sh", func() { shellReader(sc.s, line) })
+}
+
+// ran notes a command (or program) the scanner read where it is run.
+func (sc *scanner) ran(cmd string) {
+	if sc.readCmds == nil {
+		sc.readCmds = map[string]bool{}
+	}
+	sc.readCmds[cmd] = true
 }
 
 func (sc *scanner) path(fn string, arg []scTok) (string, bool) {
@@ -1111,6 +1205,7 @@ func (sc *scanner) node(name string, args [][]scTok) {
 				if s, ok := sc.lit(a[0]); ok {
 					line := JoinArgv([]string{s})
 					sc.noteShell(line)
+					sc.ran(s)
 					sc.s.nested("sh", func() { shellReader(sc.s, line) })
 					return
 				}
@@ -1125,7 +1220,9 @@ func (sc *scanner) node(name string, args [][]scTok) {
 	case "require":
 		if len(args) > 0 {
 			if _, ok := sc.lit(args[0]); !ok {
-				sc.unknownf("require of a module not known before run time: %s", argText(args))
+				// A module file named at run time runs unread (as
+				// bash "$F" does).
+				sc.s.runsHidden("node", "node: require of a module not known before run time: %s", argText(args))
 			}
 		}
 	case "kill":
@@ -1308,7 +1405,23 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 	fn := last(name)
 	switch fn {
 	case "system", "exec":
+		if len(args) > 0 && len(args[0]) > 0 && args[0][0].s == "{" {
+			// system { PROG } LIST: the block names the program
+			// run; LIST is its argv, whose first word is only the
+			// name it is given.
+			block := scBlock(args[0])
+			prog, ok := sc.lit(block)
+			args = scAfterBlock(args)
+			if !ok || len(args) == 0 {
+				sc.unknownProc = true
+				sc.s.runsHidden("program", "perl: %s of a program not known before run time: %s", fn, argText([][]scTok{block}))
+				return
+			}
+			args = append([][]scTok{{{k: tkStr, s: prog, known: true}}}, args[1:]...)
+		}
 		sc.runArgs(fn, args)
+	case "require", "do":
+		sc.loadsFile(fn, args)
 	case "open", "sysopen":
 		sc.perlOpen(args)
 	case "unlink", "rmdir":
@@ -1515,6 +1628,8 @@ func (sc *scanner) perlOpen(args [][]scTok) {
 func (sc *scanner) ruby(name string, args [][]scTok) {
 	fn := last(name)
 	switch name {
+	case "load", "require", "require_relative", "Kernel.load":
+		sc.loadsFile(fn, args)
 	case "system", "exec", "spawn", "Kernel.system", "Kernel.exec", "Process.spawn", "Kernel.spawn",
 		"IO.popen", "Open3.capture2", "Open3.capture2e", "Open3.capture3", "Open3.popen3", "Open3.popen2",
 		"PTY.spawn":
@@ -1689,6 +1804,15 @@ func rubyList(args [][]scTok) [][]scTok {
 
 func (sc *scanner) php(fn string, args [][]scTok) {
 	switch fn {
+	case "include", "require", "include_once", "require_once":
+		sc.loadsFile(fn, args)
+	case "call_user_func":
+		// call_user_func("system", CMD) is system(CMD).
+		if len(args) > 0 {
+			if name, ok := sc.lit(args[0]); ok && name != "call_user_func" {
+				sc.php(strings.ToLower(name), args[1:])
+			}
+		}
 	case "system", "exec", "shell_exec", "passthru", "popen", "proc_open", "pcntl_exec":
 		a := args
 		if len(a) > 1 && fn != "pcntl_exec" {
@@ -1702,6 +1826,7 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 				if words, ok := sc.litStrings(a[1:2]); ok {
 					line := JoinArgv(append([]string{prog}, words...))
 					sc.noteShell(line)
+					sc.ran(prog)
 					sc.s.nested("sh", func() { shellReader(sc.s, line) })
 					return
 				}

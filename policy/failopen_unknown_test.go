@@ -39,6 +39,18 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`ruby -e 'system(ARGV[0])' 'rm -rf ~'`, "opaque_code.hidden_code"},
 		{`php -r 'system($argv[1]);' 'rm -rf ~'`, "opaque_code.hidden_code"},
 		{`node -e 'require("child_process").execSync(process.argv[1])' 'rm -rf ~'`, "opaque_code.hidden_code"},
+		// the scanner: a regular expression read as a division hid a
+		// call; Perl's system { PROG } LIST; PHP's call_user_func; a
+		// file of code named at run time loaded
+		{`node -e 'if (x) /"/.test(s); require("child_process").execSync("rm -rf ~"); if (y) /"/.test(t);'`, "destructive_shell.rm_root_or_home"},
+		{`perl -e 'exec { "sh" } "sh", "-c", "rm -rf ~"'`, "destructive_shell.rm_root_or_home"},
+		{`perl -e 'system { $p } "x", "-c", "rm -rf ~"'`, "opaque_code.hidden_code"},
+		{`php -r 'call_user_func("system", "rm -rf ~");'`, "destructive_shell.rm_root_or_home"},
+		{`node -e 'require(process.argv[1])' x`, "opaque_code.hidden_code"},
+		{`perl -e 'do $ARGV[0]' x`, "opaque_code.hidden_code"},
+		{`ruby -e 'load ARGV[0]' x`, "opaque_code.hidden_code"},
+		{`php -r 'include $argv[1];' x`, "opaque_code.hidden_code"},
+		{`Rscript -e 'system("rm -rf ~")'`, "destructive_shell.rm_root_or_home"},
 		// a program or code given to a shell program only as a variable
 		{`env -S "$X"`, "opaque_code.hidden_code"},
 		{`gdb -batch -ex "$X" /bin/true`, "opaque_code.hidden_code"},
@@ -63,6 +75,9 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`rm -rf "$(pwd)/.."`, "destructive_shell.rm_root_or_home"},
 	}
 	allowed := []string{
+		`perl -e 'require Data::Dumper; print Data::Dumper::Dumper(1)'`, `perl -e 'do { print 1 } while 0'`,
+		`ruby -e 'require "json"; puts 1'`, `php -r 'require_once "vendor/autoload.php";'`,
+		`node -e 'console.log(/(\d+)/.exec("abc 123"))'`, `Rscript -e 'print(1+1)'`,
 		`python3 -c 'import subprocess, sys; subprocess.run([sys.executable, "-m", "pytest", "-q"])'`,
 		`python3 -c 'import subprocess; print(subprocess.run(["git", "status"], capture_output=True).stdout)'`,
 		`python3 -c 'import subprocess, sys; subprocess.run(["git", "log", sys.argv[1]])' main`,
