@@ -132,6 +132,9 @@ type py struct {
 }
 
 var (
+	// pyExec2RE finds a Python 2 exec statement (exec followed by an
+	// expression, not a call) at the start of a statement.
+	pyExec2RE = regexp.MustCompile(`(?m)(?:^|;)[ \t]*exec[ \t]+[^\s(=.,:;)]`)
 	// pyRunnerTextRE finds, in the text of Python code, a module or a
 	// builtin that runs programs or code: a call computed at run time in
 	// such code may be one of them.
@@ -163,6 +166,11 @@ func (s *state) python(code string) {
 	p := &py{s: s, scope: &pyScope{vars: map[string]pyVal{}}, runners: pyRunnerTextRE.MatchString(code)}
 	if hasBad(root, 0) {
 		s.unknown(false, "python: part of the code is not valid Python as %s reads it", pyParserName)
+		if pyExec2RE.MatchString(code) {
+			// Python 2 runs exec EXPR (exec sys.stdin.read()), which the
+			// grammar does not accept beyond a name or a string.
+			s.opaque("python", "", "python: a Python 2 exec statement the grammar does not read")
+		}
 	}
 	p.walk(root)
 	p.finish()

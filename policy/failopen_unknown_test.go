@@ -32,6 +32,7 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`python3 -c 'import os; os.system("rm -rf %s" % "~")'`, "destructive_shell.rm_root_or_home"},
 		{`python3 -c 'import os; os.system("rm -rf {}".format("~"))'`, "destructive_shell.rm_root_or_home"},
 		{`python2 -c 'exec "import os; os.system(\"rm -rf ~\")"'`, "destructive_shell.rm_root_or_home"},
+		{`python2 -c 'import sys; exec sys.stdin.read()'`, "opaque_code.hidden_code"},
 		{`perl -e 'system($ARGV[0])' 'rm -rf ~'`, "opaque_code.hidden_code"},
 		{`perl -e 'my $c = <STDIN>; system($c)'`, "opaque_code.hidden_code"},
 		{`perl -e '$x = q{a"b}; system("rm -rf ~")'`, "destructive_shell.rm_root_or_home"},
