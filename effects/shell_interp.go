@@ -171,12 +171,15 @@ func (r *sh) scriptByPath(c *shCall, p string) {
 
 // scriptFile reads a script named by a word (bash x.sh, python3 x.py).
 func (c *shCall) scriptFile(lang, prog string, w sword, env *shEnv) {
-	if w.out != nil {
+	if w.out != nil && w.known {
+		// A process substitution (bash <(cmd)): the script is cmd's
+		// output. A command substitution ("$(cat f)") is the script's
+		// path, not its text: a path not known, below.
 		c.r.feed(lang, prog, w.out, env)
 		return
 	}
 	if !w.known {
-		c.r.s.opaque(prog, "", "%s runs a script whose path is not known statically: %s", prog, w.arg)
+		c.r.s.opaque(prog, outProg(w), "%s runs a script whose path is not known statically: %s", prog, w.arg)
 		return
 	}
 	if stdinPath(w.val) {
@@ -665,7 +668,9 @@ func hSource(c *shCall) *shStream {
 		c.r.args = args[1:]
 	}
 	defer func() { c.r.args = saved }()
-	if w.out != nil {
+	if w.out != nil && w.known {
+		// source <(cmd) runs cmd's output; source "$(cmd)" the file it
+		// names (a path not known, below).
 		switch w.out.kind {
 		case sText:
 			c.r.inline(w.out.text, c.in)
@@ -677,7 +682,7 @@ func hSource(c *shCall) *shStream {
 		return nil
 	}
 	if !w.known {
-		c.r.s.opaque("sh", "", "%s of a script whose path is not known statically: %s", c.prog, w.arg)
+		c.r.s.opaque("sh", outProg(w), "%s of a script whose path is not known statically: %s", c.prog, w.arg)
 		return nil
 	}
 	if stdinPath(w.val) {

@@ -52,6 +52,11 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`ruby -e 'load ARGV[0]' x`, "opaque_code.hidden_code"},
 		{`php -r 'include $argv[1];' x`, "opaque_code.hidden_code"},
 		{`Rscript -e 'system("rm -rf ~")'`, "destructive_shell.rm_root_or_home"},
+		// a script named by a command's output: its path, not its text
+		// (it was read as the script f, which the harness cannot see)
+		{`bash "$(cat f)"`, "opaque_code.hidden_code"},
+		{`source "$(cat f)"`, "opaque_code.hidden_code"},
+		{`python3 "$(cat f)"`, "opaque_code.hidden_code"},
 		// a program or code given to a shell program only as a variable
 		{`env -S "$X"`, "opaque_code.hidden_code"},
 		{`gdb -batch -ex "$X" /bin/true`, "opaque_code.hidden_code"},
@@ -77,6 +82,7 @@ func TestFailOpenUnknowns(t *testing.T) {
 	}
 	allowed := []string{
 		`perl -e 'require Data::Dumper; print Data::Dumper::Dumper(1)'`, `perl -e 'do { print 1 } while 0'`,
+		`bash "$(echo build.sh)"`, `bash <(cat setup.sh)`, `source <(echo 'export A=1')`,
 		`ruby -e 'require "json"; puts 1'`, `php -r 'require_once "vendor/autoload.php";'`,
 		`node -e 'console.log(/(\d+)/.exec("abc 123"))'`, `Rscript -e 'print(1+1)'`,
 		`python3 -c 'import subprocess, sys; subprocess.run([sys.executable, "-m", "pytest", "-q"])'`,
