@@ -457,6 +457,7 @@ func hSed(c *shCall) *shStream {
 	}
 	for _, f := range p.all("-f", "--file") {
 		c.file(Read, f, nil)
+		c.programFile(f)
 	}
 	scripts := p.all("-e", "--expression")
 	if len(scripts) == 0 && len(p.ops) > 0 {
@@ -720,6 +721,7 @@ func hAwk(c *shCall) *shStream {
 	if fs := p.all("-f", "--file"); len(fs) > 0 {
 		for _, f := range fs {
 			c.file(Read, f, nil)
+			c.programFile(f)
 		}
 	} else if len(ops) > 0 {
 		prog, ops = ops[0].val, ops[1:]
@@ -2124,6 +2126,16 @@ func hForeign(c *shCall) *shStream {
 		}
 	}
 	inline := len(code) > 0
+	if !inline && c.prog != "socket" && c.prog != "ztcp" {
+		// lua "$F": the script named at run time runs unread.
+		for _, a := range args {
+			if a.known && strings.HasPrefix(a.val, "-") {
+				continue
+			}
+			c.programFile(a)
+			break
+		}
+	}
 	if !inline && c.in != nil && c.in.kind == sText && c.prog != "socket" && c.prog != "ztcp" {
 		code, inline = []string{c.in.text}, true // tclsh <<< 'exec …'
 	}
@@ -2250,6 +2262,8 @@ func hMake(c *shCall) *shStream {
 			}
 		case f.known:
 			text, ok = c.r.written[c.r.path(f.val, false)]
+		default:
+			c.programFile(f)
 		}
 		if !ok {
 			continue
@@ -2282,6 +2296,9 @@ func hGdb(c *shCall) *shStream {
 			(args[i+1].val == "/dev/stdin" || args[i+1].val == "-") && c.in != nil && c.in.kind == sNet {
 			c.r.download(c.in, "gdb") // curl … | gdb -x /dev/stdin
 		}
+		if args[i].known && (args[i].val == "-x" || args[i].val == "--command") {
+			c.programFile(args[i+1])
+		}
 		if !args[i].known || (args[i].val != "-ex" && args[i].val != "--ex" && args[i].val != "-eval-command" && args[i].val != "--eval-command") {
 			continue
 		}
@@ -2313,6 +2330,16 @@ func hGdb(c *shCall) *shStream {
 		}
 	}
 	return c.filter()
+}
+
+// programFile records a program file named at run time that a program
+// runs (awk -f "$F", sed -f, make -f, gdb -x, lua "$F"): code run unread,
+// as bash "$F" is. A file named statically is a script by its path.
+func (c *shCall) programFile(f sword) {
+	if f.known {
+		return
+	}
+	c.r.s.opaque(c.prog, outProg(f), "%s runs a program file whose path is not known statically: %s", c.prog, f.arg)
 }
 
 // hPwd prints the working directory when it is known, so that

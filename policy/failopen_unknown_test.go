@@ -57,6 +57,12 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`bash "$(cat f)"`, "opaque_code.hidden_code"},
 		{`source "$(cat f)"`, "opaque_code.hidden_code"},
 		{`python3 "$(cat f)"`, "opaque_code.hidden_code"},
+		// a program file named at run time, as bash "$F" is
+		{`awk -f "$F" x`, "opaque_code.hidden_code"},
+		{`sed -f "$(cat f)" x`, "opaque_code.hidden_code"},
+		{`make -f "$F"`, "opaque_code.hidden_code"},
+		{`gdb -x "$F" ./a.out`, "opaque_code.hidden_code"},
+		{`lua "$F"`, "opaque_code.hidden_code"},
 		// a program or code given to a shell program only as a variable
 		{`env -S "$X"`, "opaque_code.hidden_code"},
 		{`gdb -batch -ex "$X" /bin/true`, "opaque_code.hidden_code"},
@@ -82,6 +88,7 @@ func TestFailOpenUnknowns(t *testing.T) {
 	}
 	allowed := []string{
 		`perl -e 'require Data::Dumper; print Data::Dumper::Dumper(1)'`, `perl -e 'do { print 1 } while 0'`,
+		`awk -f prog.awk x`, `make -f Makefile.ci test`, `sed -i -f fix.sed a.txt`, `lua x.lua "$A"`,
 		`bash "$(echo build.sh)"`, `bash <(cat setup.sh)`, `source <(echo 'export A=1')`,
 		`ruby -e 'require "json"; puts 1'`, `php -r 'require_once "vendor/autoload.php";'`,
 		`node -e 'console.log(/(\d+)/.exec("abc 123"))'`, `Rscript -e 'print(1+1)'`,
