@@ -82,6 +82,11 @@ type state struct {
 	// onDisk counts the script files read from disk being read now (a
 	// script the harness reads where it lies, not code in the action).
 	onDisk int
+	// pyArgv is sys.argv of the Python code being read, when the command
+	// line that runs it is known (python3 -c CODE ARG..., python3 x.py
+	// ARG...); an element not known is argvUnknown.
+	pyArgv    []string
+	pyArgvSet bool
 	// lowerMaps remembers, for the payload maps looked at so far, whether
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap

@@ -147,3 +147,35 @@ func TestSeveralToolNames(t *testing.T) {
 		t.Errorf("no delete of /srv in %v", out)
 	}
 }
+
+// TestPythonArgv: sys.argv is the command line's words when they are known
+// (python3 -c CODE ARG..., python3 x.py ARG..., ./x.py ARG...), so a
+// command handed to the code as an argument is read.
+func TestPythonArgv(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "v.py"), []byte("#!/usr/bin/env python3\nimport os, sys\nos.system(sys.argv[1])\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := Context{Cwd: dir, Home: "/home/a", User: "a", FS: shTestFS{}}
+	for _, cmd := range []string{
+		`python3 -c 'import os,sys; os.system(sys.argv[1])' 'rm -rf /srv'`,
+		`python3 -c 'import subprocess,sys; subprocess.run(sys.argv[1:])' rm -rf /srv`,
+		`python3 -c 'from sys import argv; import os; os.system(argv[1])' 'rm -rf /srv'`,
+		`python3 v.py 'rm -rf /srv'`,
+		`./v.py 'rm -rf /srv'`,
+	} {
+		found := false
+		for _, e := range Shell(cmd, ctx) {
+			found = found || e.Kind == Delete && e.Path == "/srv"
+		}
+		if !found {
+			t.Errorf("%s: no delete of /srv", cmd)
+		}
+	}
+	if into, ok := opaqueInto(Shell(`python3 -c 'import os,sys; os.system(sys.argv[1])' "$X"`, testCtx), "os.system of a command not known"); !ok || into != "sh" {
+		t.Errorf(`argument "$X": unknown %v into %q, want into sh`, ok, into)
+	}
+}

@@ -662,6 +662,18 @@ func (p *py) eval(n *pyNode) pyVal {
 			p.unknownf("a name looked up at run time: %s", snippet(n.text))
 			return pyVal{}
 		}
+		if v.k == pyName && v.s == "sys.argv" {
+			v = p.argv()
+		}
+		if sub := n.child("subscript"); v.k == pyList && sub != nil && sub.kind == "slice" {
+			// sys.argv[1:]: a slice from a literal start to the end.
+			if from, ok := strings.CutSuffix(strings.TrimSpace(sub.text), ":"); ok {
+				if i, err := strconv.Atoi(strings.TrimSpace(from)); err == nil && i >= 0 && i <= len(v.list) {
+					return pyVal{k: pyList, list: v.list[i:]}
+				}
+			}
+			return pyVal{from: v.from, url: v.url}
+		}
 		if sub := n.child("subscript"); v.k == pyStr && sub != nil && sub.kind == "slice" &&
 			strings.Join(strings.Fields(sub.text), "") == "::-1" {
 			r := []rune(v.s)
@@ -2812,6 +2824,22 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 		}
 	}
 	return pyVal{}
+}
+
+// argv is sys.argv when the command line that runs the code is known:
+// the arguments known statically are strings, the others values not
+// known. Otherwise it is a value not known.
+func (p *py) argv() pyVal {
+	if !p.s.pyArgvSet {
+		return pyVal{}
+	}
+	l := make([]pyVal, len(p.s.pyArgv))
+	for i, a := range p.s.pyArgv {
+		if a != argvUnknown {
+			l[i] = pyS(a)
+		}
+	}
+	return pyVal{k: pyList, list: l}
 }
 
 // pyPercentFill fills a format string's %s conversions from values known

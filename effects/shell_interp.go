@@ -142,6 +142,10 @@ func (r *sh) scriptByPath(c *shCall, p string) {
 		r.download(st, c.prog)
 		return
 	}
+	// A Python script run by its path gets its arguments as sys.argv.
+	prevArgv, prevSet := r.s.pyArgv, r.s.pyArgvSet
+	defer func() { r.s.pyArgv, r.s.pyArgvSet = prevArgv, prevSet }()
+	r.s.setPyArgv(c.ws[0].val, c.ws[1:])
 	if text, ok := r.written[p]; ok {
 		r.readCode(shebangLang([]byte(text)), text, &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
 		return
@@ -303,9 +307,12 @@ loop:
 
 func hPython(c *shCall) *shStream {
 	args := c.args()
+	prevArgv, prevSet := c.r.s.pyArgv, c.r.s.pyArgvSet
+	defer func() { c.r.s.pyArgv, c.r.s.pyArgvSet = prevArgv, prevSet }()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.known || a.val == "-" || a.val == "" || a.val[0] != '-' {
+			c.r.s.setPyArgv(a.val, args[i+1:])
 			if a.known && a.val == "-" {
 				c.r.feed("python", c.prog, c.in, nil)
 				return c.filter()
@@ -316,10 +323,12 @@ func hPython(c *shCall) *shStream {
 		switch {
 		case a.val == "-c" || (!strings.HasPrefix(a.val, "--") && strings.HasSuffix(a.val, "c") && strings.Trim(a.val[1:len(a.val)-1], "bBdEhiIOqsSuvx") == ""):
 			if i+1 < len(args) {
+				c.r.s.setPyArgv("-c", args[i+2:])
 				c.codeText("python", args[i+1])
 			}
 			return c.filter()
 		case strings.HasPrefix(a.val, "-c"):
+			c.r.s.setPyArgv("-c", args[i+1:])
 			c.codeText("python", shLit(a.val[2:]))
 			return c.filter()
 		case a.val == "-m" || strings.HasPrefix(a.val, "-m"):
@@ -336,6 +345,25 @@ func hPython(c *shCall) *shStream {
 	}
 	c.r.feed("python", c.prog, c.in, nil)
 	return c.filter()
+}
+
+// argvUnknown stands for an argument of a Python program not known
+// statically.
+const argvUnknown = "\x00argv?"
+
+// setPyArgv records sys.argv for the Python code read next: its first
+// element and the words after it on the command line.
+func (s *state) setPyArgv(first string, rest []sword) {
+	argv := make([]string, 0, 1+len(rest))
+	argv = append(argv, first)
+	for _, w := range rest {
+		if !w.known || w.glob {
+			argv = append(argv, argvUnknown)
+			continue
+		}
+		argv = append(argv, w.val)
+	}
+	s.pyArgv, s.pyArgvSet = argv, true
 }
 
 // shPythonModule knows the few modules run with -m that act: http.server

@@ -16,10 +16,13 @@ func TestFailOpenUnknowns(t *testing.T) {
 		// a command or program not known, run by interpreter code given
 		// inline (python -c, perl -e, ...): code that runs unread, as
 		// eval "$X" and "$CMD" are
-		{`python3 -c 'import os,sys; os.system(sys.argv[1])' 'rm -rf ~'`, "opaque_code.hidden_code"},
+		{`python3 -c 'import os,sys; os.system(sys.argv[1])' 'rm -rf ~'`, "destructive_shell.rm_root_or_home"}, // sys.argv is known
+		{`python3 -c 'import os,sys; os.system(sys.argv[1])' "$X"`, "opaque_code.hidden_code"},
 		{`python3 -c 'import os; os.system(input())'`, "opaque_code.hidden_code"},
 		{`python3 -c 'import subprocess; subprocess.run(open("cmd.txt").read(), shell=True)'`, "opaque_code.hidden_code"},
-		{`python3 -c 'import subprocess,sys; subprocess.run([sys.argv[1], "-rf", "/home/ann"])' rm`, "opaque_code.hidden_code"},
+		{`python3 -c 'import subprocess,sys; subprocess.run([sys.argv[1], "-rf", "/home/ann"])' rm`, "destructive_shell.rm_root_or_home"},
+		{`python3 -c 'import subprocess,sys; subprocess.run(sys.argv[1:])' rm -rf /home/ann`, "destructive_shell.rm_root_or_home"},
+		{`python3 -c 'import subprocess,sys; subprocess.run([sys.argv[1], "-rf", "/home/ann"])' "$P"`, "opaque_code.hidden_code"},
 		{`python3 -c 'import ctypes; ctypes.CDLL(None).system(b"rm -rf ~")'`, "opaque_code.hidden_code"},
 		{`python3 -c 'import os; getattr(os, "sys"+input())("rm -rf ~")'`, "opaque_code.hidden_code"},
 		{`python3 -c 'import importlib; importlib.import_module(input()).system("rm -rf ~")'`, "opaque_code.hidden_code"},
@@ -95,6 +98,7 @@ func TestFailOpenUnknowns(t *testing.T) {
 		`python3 -c 'import subprocess, sys; subprocess.run([sys.executable, "-m", "pytest", "-q"])'`,
 		`python3 -c 'import subprocess; print(subprocess.run(["git", "status"], capture_output=True).stdout)'`,
 		`python3 -c 'import subprocess, sys; subprocess.run(["git", "log", sys.argv[1]])' main`,
+		`python3 -c 'import subprocess, sys; subprocess.run(sys.argv[1:])' make test`,
 		`python3 -c 'import os, sys; os.system("git checkout " + sys.argv[1])' main`,
 		`python3 -c 'print("%s-%s" % ("a", "b")); print("{}/{}".format("x", "y"))'`,
 		`python3 -c 'import sys; print(getattr(sys, "version"))'`,
