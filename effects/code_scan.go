@@ -869,7 +869,7 @@ func (s *state) unterminatedRunners(lang, code string) {
 		s.nested("sh", func() { shellReader(s, cmd) })
 	}
 	if len(scRunnerRE.FindAllStringIndex(code, 65)) > len(found) {
-		s.opaque(lang, "", "%s: a command runner in code the scanner could not read", lang)
+		s.runsHidden(lang, "%s: a command runner in code the scanner could not read", lang)
 	}
 }
 
