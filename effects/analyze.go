@@ -82,9 +82,10 @@ type state struct {
 	// onDisk counts the script files read from disk being read now (a
 	// script the harness reads where it lies, not code in the action).
 	onDisk int
-	// pyArgv is sys.argv of the Python code being read, when the command
-	// line that runs it is known (python3 -c CODE ARG..., python3 x.py
-	// ARG...); an element not known is argvUnknown.
+	// pyArgv is the arguments of the interpreter code being read (Python's
+	// sys.argv; Perl's and Ruby's ARGV after its first element), when the
+	// command line that runs it is known (python3 -c CODE ARG..., perl
+	// x.pl ARG...); an element not known is argvUnknown.
 	pyArgv    []string
 	pyArgvSet bool
 	// lowerMaps remembers, for the payload maps looked at so far, whether

@@ -676,6 +676,12 @@ func (sc *scanner) expr(t []scTok) (scTok, int) {
 					n += k
 					continue
 				}
+				if v, k := sc.argvExpr(t[n:]); k > 0 {
+					b.WriteString(v)
+					want = false
+					n += k
+					continue
+				}
 				v, ok := sc.vars[scVarName(tok.s)]
 				if !ok && homeNames[tok.s] {
 					v, ok = scTok{k: tkStr, s: "~", known: true}, true
@@ -702,6 +708,33 @@ func (sc *scanner) expr(t []scTok) (scTok, int) {
 		return scTok{}, 0
 	}
 	return scTok{k: tkStr, s: b.String(), known: true}, n
+}
+
+// argvExpr reads an element of the program's arguments given by a literal
+// index (Perl $ARGV[0], Ruby ARGV[0], PHP $argv[1], Node
+// process.argv[2]) when the command line is known and the element is
+// known: its value and the tokens it takes.
+func (sc *scanner) argvExpr(t []scTok) (string, int) {
+	if !sc.s.pyArgvSet || len(t) < 4 || t[1].s != "[" || t[2].k != tkNum || t[3].s != "]" {
+		return "", 0
+	}
+	i, err := strconv.Atoi(t[2].s)
+	if err != nil || i < 0 {
+		return "", 0
+	}
+	switch {
+	case sc.lang == "perl" && t[0].s == "$ARGV", sc.lang == "ruby" && t[0].s == "ARGV":
+		i++ // the first argument after the script
+	case sc.lang == "php" && t[0].s == "$argv":
+	case sc.lang == "node" && t[0].s == "process.argv":
+		i-- // argv[0] is node itself
+	default:
+		return "", 0
+	}
+	if i < 0 || i >= len(sc.s.pyArgv) || sc.s.pyArgv[i] == argvUnknown {
+		return "", 0
+	}
+	return sc.s.pyArgv[i], 4
 }
 
 // homeExpr returns how many tokens at the start of t spell the agent's

@@ -179,3 +179,37 @@ func TestPythonArgv(t *testing.T) {
 		t.Errorf(`argument "$X": unknown %v into %q, want into sh`, ok, into)
 	}
 }
+
+// TestScriptArgv: Perl's $ARGV[i], Ruby's ARGV[i], PHP's $argv[i] and
+// Node's process.argv[i] are the command line's words when known, inline
+// and in a script read from disk.
+func TestScriptArgv(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"s.pl":  "system($ARGV[0]);\n",
+		"s.rb":  "system(ARGV[0])\n",
+		"s.php": "<?php system($argv[1]);\n",
+		"s.js":  "require(\"child_process\").execSync(process.argv[2]);\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := Context{Cwd: dir, Home: "/home/a", User: "a", FS: shTestFS{}}
+	for _, cmd := range []string{
+		`perl s.pl 'rm -rf /srv'`, `ruby s.rb 'rm -rf /srv'`, `php s.php 'rm -rf /srv'`, `node s.js 'rm -rf /srv'`,
+		`perl -e 'system($ARGV[0])' 'rm -rf /srv'`, `ruby -e 'system(ARGV[0])' 'rm -rf /srv'`,
+		`php -r 'system($argv[1]);' 'rm -rf /srv'`, `node -e 'require("child_process").execSync(process.argv[1])' 'rm -rf /srv'`,
+	} {
+		found := false
+		for _, e := range Shell(cmd, ctx) {
+			found = found || e.Kind == Delete && e.Path == "/srv"
+		}
+		if !found {
+			t.Errorf("%s: no delete of /srv", cmd)
+		}
+	}
+}

@@ -351,8 +351,17 @@ func hPython(c *shCall) *shStream {
 // statically.
 const argvUnknown = "\x00argv?"
 
-// setPyArgv records sys.argv for the Python code read next: its first
-// element and the words after it on the command line.
+// keepArgv saves the program arguments being read and returns a function
+// that puts them back (deferred by the interpreter handlers).
+func (s *state) keepArgv() func() {
+	prev, set := s.pyArgv, s.pyArgvSet
+	return func() { s.pyArgv, s.pyArgvSet = prev, set }
+}
+
+// setPyArgv records the arguments of the interpreter code read next
+// (Python's sys.argv, Perl's and Ruby's ARGV, PHP's $argv, Node's
+// process.argv): the script or -c/-e first, then the words after it on
+// the command line.
 func (s *state) setPyArgv(first string, rest []sword) {
 	argv := make([]string, 0, 1+len(rest))
 	argv = append(argv, first)
@@ -408,12 +417,25 @@ func hNode(c *shCall) *shStream {
 				c.r.download(&shStream{kind: sNet, url: a.val, host: shURLHost(a.val)}, c.prog)
 				return c.filter()
 			}
+			defer c.r.s.keepArgv()()
+			c.r.s.setPyArgv(a.val, args[i+1:])
 			c.scriptFile("node", c.prog, a, nil)
 			return c.filter()
 		}
 		switch a.val {
 		case "-e", "--eval", "-p", "--print":
 			if i+1 < len(args) {
+				defer c.r.s.keepArgv()()
+				// node -e CODE A B: process.argv is [node, A, B].
+				if i+2 < len(args) {
+					first := args[i+2].val
+					if !args[i+2].known {
+						first = argvUnknown
+					}
+					c.r.s.setPyArgv(first, args[i+3:])
+				} else {
+					c.r.s.pyArgv, c.r.s.pyArgvSet = nil, true
+				}
 				c.codeText("node", args[i+1])
 			}
 			return c.filter()
@@ -503,13 +525,18 @@ func hPerl(c *shCall) *shStream {
 // (done: nothing else is read). It returns the operands left (the files
 // -n, -p and -i read or write).
 func (c *shCall) interpCode(lang string, code []string, codeKnown bool, codeWord sword, rest []sword) (left []sword, done bool) {
+	defer c.r.s.keepArgv()()
 	switch {
 	case len(code) == 0 && len(rest) == 0:
 		c.r.feed(lang, c.prog, c.in, nil)
 		return nil, true
 	case len(code) == 0:
+		c.r.s.setPyArgv(rest[0].val, rest[1:])
 		c.scriptFile(lang, c.prog, rest[0], nil)
 		return rest[1:], false
+	}
+	c.r.s.setPyArgv("-e", rest)
+	switch {
 	case codeKnown:
 		c.r.readCode(lang, strings.Join(code, "\n"), nil)
 	default:
@@ -598,12 +625,16 @@ func hPhp(c *shCall) *shStream {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.known || a.val == "" || a.val[0] != '-' {
+			defer c.r.s.keepArgv()()
+			c.r.s.setPyArgv(a.val, args[i+1:])
 			c.scriptFile("php", c.prog, a, nil)
 			return c.filter()
 		}
 		switch a.val {
 		case "-r", "-B", "-R", "-E":
 			if i+1 < len(args) {
+				defer c.r.s.keepArgv()()
+				c.r.s.setPyArgv("Standard input code", args[i+2:])
 				c.codeText("php", args[i+1])
 			}
 			if a.val == "-r" {
@@ -612,6 +643,8 @@ func hPhp(c *shCall) *shStream {
 			i++
 		case "-f":
 			if i+1 < len(args) {
+				defer c.r.s.keepArgv()()
+				c.r.s.setPyArgv(args[i+1].val, args[i+2:])
 				c.scriptFile("php", c.prog, args[i+1], nil)
 			}
 			return c.filter()

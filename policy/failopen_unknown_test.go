@@ -36,13 +36,17 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`python3 -c 'import os; os.system("rm -rf {}".format("~"))'`, "destructive_shell.rm_root_or_home"},
 		{`python2 -c 'exec "import os; os.system(\"rm -rf ~\")"'`, "destructive_shell.rm_root_or_home"},
 		{`python2 -c 'import sys; exec sys.stdin.read()'`, "opaque_code.hidden_code"},
-		{`perl -e 'system($ARGV[0])' 'rm -rf ~'`, "opaque_code.hidden_code"},
+		{`perl -e 'system($ARGV[0])' 'rm -rf ~'`, "destructive_shell.rm_root_or_home"}, // the argument is known
+		{`perl -e 'system($ARGV[0])' "$X"`, "opaque_code.hidden_code"},
 		{`perl -e 'my $c = <STDIN>; system($c)'`, "opaque_code.hidden_code"},
 		{`perl -e '$x = q{a"b}; system("rm -rf ~")'`, "destructive_shell.rm_root_or_home"},
 		{`ruby -e 'x = ?"; system("rm -rf ~")'`, "destructive_shell.rm_root_or_home"},
-		{`ruby -e 'system(ARGV[0])' 'rm -rf ~'`, "opaque_code.hidden_code"},
-		{`php -r 'system($argv[1]);' 'rm -rf ~'`, "opaque_code.hidden_code"},
-		{`node -e 'require("child_process").execSync(process.argv[1])' 'rm -rf ~'`, "opaque_code.hidden_code"},
+		{`ruby -e 'system(ARGV[0])' 'rm -rf ~'`, "destructive_shell.rm_root_or_home"}, // the argument is known
+		{`ruby -e 'system(ARGV[0])' "$X"`, "opaque_code.hidden_code"},
+		{`php -r 'system($argv[1]);' 'rm -rf ~'`, "destructive_shell.rm_root_or_home"}, // the argument is known
+		{`php -r 'system($argv[1]);' "$X"`, "opaque_code.hidden_code"},
+		{`node -e 'require("child_process").execSync(process.argv[1])' 'rm -rf ~'`, "destructive_shell.rm_root_or_home"}, // the argument is known
+		{`node -e 'require("child_process").execSync(process.argv[1])' "$X"`, "opaque_code.hidden_code"},
 		// the scanner: a regular expression read as a division hid a
 		// call; Perl's system { PROG } LIST; PHP's call_user_func; a
 		// file of code named at run time loaded
@@ -50,10 +54,10 @@ func TestFailOpenUnknowns(t *testing.T) {
 		{`perl -e 'exec { "sh" } "sh", "-c", "rm -rf ~"'`, "destructive_shell.rm_root_or_home"},
 		{`perl -e 'system { $p } "x", "-c", "rm -rf ~"'`, "opaque_code.hidden_code"},
 		{`php -r 'call_user_func("system", "rm -rf ~");'`, "destructive_shell.rm_root_or_home"},
-		{`node -e 'require(process.argv[1])' x`, "opaque_code.hidden_code"},
-		{`perl -e 'do $ARGV[0]' x`, "opaque_code.hidden_code"},
-		{`ruby -e 'load ARGV[0]' x`, "opaque_code.hidden_code"},
-		{`php -r 'include $argv[1];' x`, "opaque_code.hidden_code"},
+		{`node -e 'require(process.argv[1])' "$X"`, "opaque_code.hidden_code"},
+		{`perl -e 'do $ARGV[0]' "$X"`, "opaque_code.hidden_code"},
+		{`ruby -e 'load ARGV[0]' "$X"`, "opaque_code.hidden_code"},
+		{`php -r 'include $argv[1];' "$X"`, "opaque_code.hidden_code"},
 		{`Rscript -e 'system("rm -rf ~")'`, "destructive_shell.rm_root_or_home"},
 		// a script named by a command's output: its path, not its text
 		// (it was read as the script f, which the harness cannot see)
