@@ -79,6 +79,15 @@ type state struct {
 	full    bool
 	steps   int    // statements and commands read so far (the shell reader's work budget)
 	mem     *arena // nil until a long script is read
+	// onDisk counts the script files read from disk being read now (a
+	// script the harness reads where it lies, not code in the action).
+	onDisk int
+	// pyArgv is the arguments of the interpreter code being read (Python's
+	// sys.argv; Perl's and Ruby's ARGV after its first element), when the
+	// command line that runs it is known (python3 -c CODE ARG..., perl
+	// x.pl ARG...); an element not known is argvUnknown.
+	pyArgv    []string
+	pyArgvSet bool
 	// lowerMaps remembers, for the payload maps looked at so far, whether
 	// every key is ASCII without a capital letter (fields).
 	lowerMaps []lowerMap
@@ -134,6 +143,21 @@ func (s *state) unknown(limit bool, format string, args ...any) {
 // set-up scripts by those two fields.
 func (s *state) opaque(into, from string, format string, args ...any) {
 	s.add(Effect{Kind: Unknown, Detail: &Detail{Into: into, Reason: fmt.Sprintf(format, args...)}, Program: from})
+}
+
+// runsHidden records a command or program that runs while none of it is
+// known before run time (os.system(input()), system($ARGV[0]),
+// subprocess.run([sys.argv[1], ...])): code that runs unread, an opaque
+// Unknown into into, as "$CMD" and eval "$X" are in the shell. In a script
+// read from disk, whose functions are read where they are defined with
+// their parameters unknown (def run(cmd): subprocess.run(cmd, shell=True)),
+// it is a plain Unknown, recorded, as a script the harness cannot see is.
+func (s *state) runsHidden(into, format string, args ...any) {
+	if s.onDisk > 0 {
+		s.unknown(false, format, args...)
+		return
+	}
+	s.opaque(into, "", format, args...)
 }
 
 // nested runs read one level deeper under reader name via (a shell inside

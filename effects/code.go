@@ -30,6 +30,10 @@ func (s *state) code(lang, code string) {
 	default:
 		s.unknown(false, "code in a language not read: %q", snippet(lang))
 		s.socketShellScan(lang, code)
+		// Its commands given literally (R's system("..."), Lua's
+		// os.execute) are still read, and other runners are code run
+		// unread, as for those interpreters run from the shell.
+		s.foreignCode(l, code)
 		return
 	}
 	if l == "node" {

@@ -48,6 +48,7 @@ type scanner struct {
 	unknownProc  bool
 	unterminated bool
 	mods         map[string]bool // Node: the modules loaded (see modules)
+	readCmds     map[string]bool // commands read where a runner runs them
 }
 
 func (s *state) scanCode(lang, code string) {
@@ -55,9 +56,23 @@ func (s *state) scanCode(lang, code string) {
 	sc.tokenize()
 	if sc.unterminated {
 		s.unknown(false, "%s: a string or quote that does not end: the code may be read wrong", lang)
+		// The interpreter refuses code whose string does not end, so this
+		// is more often the scanner misreading a quote it does not know
+		// (Ruby ?", a regular expression taken for a division), which
+		// hides the calls after it: the commands given literally to a
+		// runner anywhere in the text are read, and a runner whose command
+		// is not literal runs code unread.
+		s.unterminatedRunners(lang, code)
 	}
 	sc.read()
 	sc.finish()
+	if !sc.unterminated {
+		// Balanced quotes can still be misread (a regular expression
+		// taken for a division, if (x) /"/.test(s)), hiding a call: a
+		// command given literally to a runner that the reading did not
+		// meet is read too.
+		sc.missedRunners(code)
+	}
 	if lang == "node" && (sc.modules()["child_process"] || sc.modules()["node:child_process"]) && nodeComputedMemberRE.MatchString(code) {
 		// require("child_process")["exec"+"Sync"](…), cp[name](…): which
 		// function runs, and what, is known only at run time.
@@ -182,7 +197,9 @@ func (sc *scanner) tokenize() {
 					j += 2
 				case strings.HasPrefix(src[j:], "->") && j+2 < len(src) && isIdentStart(src[j+2]):
 					j += 2
-				case src[j] == '{' && j == i+1:
+				case src[j] == '{' && j == i+1 && (c == '$' || c == '@'):
+					// ${name}, @{...}; a one-letter word before a brace
+					// (Perl q{...}) is not one.
 					j++
 				case src[j] == '}' && strings.HasPrefix(src[i:], "${"):
 					j++
@@ -704,6 +721,12 @@ func (sc *scanner) expr(t []scTok) (scTok, int) {
 					n += k
 					continue
 				}
+				if v, k := sc.argvExpr(t[n:]); k > 0 {
+					b.WriteString(v)
+					want = false
+					n += k
+					continue
+				}
 				v, ok := sc.vars[scVarName(tok.s)]
 				if !ok && homeNames[tok.s] {
 					v, ok = scTok{k: tkStr, s: "~", known: true}, true
@@ -730,6 +753,33 @@ func (sc *scanner) expr(t []scTok) (scTok, int) {
 		return scTok{}, 0
 	}
 	return scTok{k: tkStr, s: b.String(), known: true}, n
+}
+
+// argvExpr reads an element of the program's arguments given by a literal
+// index (Perl $ARGV[0], Ruby ARGV[0], PHP $argv[1], Node
+// process.argv[2]) when the command line is known and the element is
+// known: its value and the tokens it takes.
+func (sc *scanner) argvExpr(t []scTok) (string, int) {
+	if !sc.s.pyArgvSet || len(t) < 4 || t[1].s != "[" || t[2].k != tkNum || t[3].s != "]" {
+		return "", 0
+	}
+	i, err := strconv.Atoi(t[2].s)
+	if err != nil || i < 0 {
+		return "", 0
+	}
+	switch {
+	case sc.lang == "perl" && t[0].s == "$ARGV", sc.lang == "ruby" && t[0].s == "ARGV":
+		i++ // the first argument after the script
+	case sc.lang == "php" && t[0].s == "$argv":
+	case sc.lang == "node" && t[0].s == "process.argv":
+		i-- // argv[0] is node itself
+	default:
+		return "", 0
+	}
+	if i < 0 || i >= len(sc.s.pyArgv) || sc.s.pyArgv[i] == argvUnknown {
+		return "", 0
+	}
+	return sc.s.pyArgv[i], 4
 }
 
 // homeExpr returns how many tokens at the start of t spell the agent's
@@ -844,11 +894,142 @@ func (sc *scanner) add(e Effect) {
 func (sc *scanner) shellCmd(t scTok, what string) {
 	if !t.known {
 		sc.unknownProc = true
-		sc.unknownf("%s with a command not known before run time: %s", what, snippet(t.s))
+		if scTextHidden(t.s) {
+			sc.s.runsHidden("sh", sc.lang+": %s with a command not known before run time: %s", what, snippet(t.s))
+		} else {
+			sc.unknownf("%s with a command not known before run time: %s", what, snippet(t.s))
+		}
 		return
 	}
 	sc.noteShell(t.s)
+	sc.ran(t.s)
 	sc.s.nested("sh", func() { shellReader(sc.s, t.s) })
+}
+
+var (
+	// scRunnerLitRE finds a command given as a literal string to a
+	// command runner of Node, Perl, Ruby or PHP, or in backticks, in
+	// text the scanner could not tokenize.
+	scRunnerLitRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)(?:\\s*[({]\\s*|\\s+)(?:\"([^\"\\n]*)\"|'([^'\\n]*)')|`([^`\\n]*)`")
+	// scRunnerRE finds any call of those runners, and backticks.
+	scRunnerRE = regexp.MustCompile("\\b(?:system|exec|execSync|execFile|execFileSync|spawn|spawnSync|shell_exec|passthru|popen|proc_open|pcntl_exec|qx)\\b|`[^`\\n]*`")
+)
+
+// missedRunners reads the commands given literally to a runner in the
+// text that the token reading did not read.
+func (sc *scanner) missedRunners(code string) {
+	if !scRunnerRE.MatchString(code) {
+		return
+	}
+	for _, m := range scRunnerLitRE.FindAllStringSubmatch(code, 64) {
+		cmd := m[1] + m[2] + m[3]
+		if strings.TrimSpace(cmd) == "" || sc.readCmds[cmd] || m[3] != "" && sc.lang == "node" {
+			continue // read already; a Node template literal is not a command
+		}
+		if f := strings.Fields(cmd); len(f) > 0 && sc.readCmds[f[0]] {
+			continue // its program was read with list arguments
+		}
+		sc.ran(cmd)
+		sc.s.nested("sh", func() { shellReader(sc.s, cmd) })
+	}
+}
+
+// unterminatedRunners reads, in code whose tokens could not be trusted,
+// the literal commands given to command runners (as shell) and records
+// code run unread when a runner is called with anything else.
+func (s *state) unterminatedRunners(lang, code string) {
+	found := scRunnerLitRE.FindAllStringSubmatch(code, 64)
+	for _, m := range found {
+		cmd := m[1] + m[2] + m[3]
+		if strings.TrimSpace(cmd) == "" {
+			continue
+		}
+		s.nested("sh", func() { shellReader(s, cmd) })
+	}
+	if len(scRunnerRE.FindAllStringIndex(code, 65)) > len(found) {
+		s.runsHidden(lang, "%s: a command runner in code the scanner could not read", lang)
+	}
+}
+
+// scBlock returns the tokens inside a leading { ... } block.
+func scBlock(toks []scTok) []scTok {
+	depth := 0
+	for i, t := range toks {
+		switch {
+		case t.k == tkPunct && t.s == "{":
+			depth++
+		case t.k == tkPunct && t.s == "}":
+			depth--
+			if depth == 0 {
+				return toks[1:i]
+			}
+		}
+	}
+	return nil
+}
+
+// scAfterBlock drops a leading { ... } block from a call's arguments (Perl's
+// indirect object: system { "sh" } "sh", "-c", CMD).
+func scAfterBlock(args [][]scTok) [][]scTok {
+	depth := 0
+	for i, t := range args[0] {
+		switch {
+		case t.k == tkPunct && t.s == "{":
+			depth++
+		case t.k == tkPunct && t.s == "}":
+			depth--
+		}
+		if depth == 0 && t.k == tkPunct && t.s == "}" {
+			rest := args[0][i+1:]
+			if len(rest) == 0 {
+				return args[1:]
+			}
+			return append([][]scTok{rest}, args[1:]...)
+		}
+	}
+	return args
+}
+
+// loadsFile reads a load of a code file (Perl require/do, Ruby load and
+// require, PHP include): a file named at run time runs code unread; a
+// module named literally or by a bare name is left to the other rules.
+func (sc *scanner) loadsFile(fn string, args [][]scTok) {
+	if len(args) == 0 || len(args[0]) == 0 {
+		return
+	}
+	first := args[0][0]
+	if first.s == "{" || first.k == tkIdent && !strings.HasPrefix(first.s, "$") && !strings.HasPrefix(first.s, "@") &&
+		!(len(args[0]) > 1 && (args[0][1].s == "[" || args[0][1].s == "(" || args[0][1].s == ".")) {
+		return // do { BLOCK }, require Foo::Bar
+	}
+	if _, ok := sc.lit(args[0]); ok {
+		return
+	}
+	sc.s.runsHidden(sc.lang, sc.lang+": %s of a file not known before run time: %s", fn, argText(args))
+}
+
+// scTextHidden reports whether the text of a command the scanner could
+// not fill starts with no literal word: a string that opens with an
+// interpolation ("$cmd", "#{c}", `$c`) or is empty. "rm -rf $dir" starts
+// with its program and is read for it.
+func scTextHidden(s string) bool {
+	s = strings.TrimLeft(s, "\"'`( \t")
+	return s == "" || s[0] == '$' || s[0] == '@' || s[0] == '{' || strings.HasPrefix(s, "#{")
+}
+
+// scFirstArg is the first token of a program's argv given as arguments or
+// as a list ([$prog, "-x"]); a zero token when there is none.
+func scFirstArg(args [][]scTok) scTok {
+	if len(args) == 0 || len(args[0]) == 0 {
+		return scTok{}
+	}
+	if args[0][0].s == "[" && args[0][0].k == tkPunct {
+		if len(args[0]) > 1 {
+			return args[0][1]
+		}
+		return scTok{}
+	}
+	return args[0][0]
 }
 
 func (sc *scanner) noteShell(cmd string) {
@@ -874,6 +1055,13 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 	if len(args) == 1 && !(len(args[0]) > 0 && args[0][0].s == "[") {
 		s, ok := sc.lit(args[0])
 		if !ok {
+			if len(args[0]) > 0 && args[0][0].k != tkStr && args[0][0].k != tkCmd {
+				// A variable, a call, ARGV[0]: none of the command
+				// is known.
+				sc.unknownProc = true
+				sc.s.runsHidden("sh", sc.lang+": %s with a command not known before run time: %s", fn, argText(args))
+				return
+			}
 			s = argText(args)
 		}
 		sc.shellCmd(scTok{k: tkCmd, s: s, known: ok}, fn)
@@ -888,12 +1076,26 @@ func (sc *scanner) runArgs(fn string, args [][]scTok) {
 	}
 	if !ok || len(words) == 0 {
 		sc.unknownProc = true
-		sc.unknownf("%s of a command not known before run time: %s", fn, argText(args))
+		if first := scFirstArg(args); first.k != tkStr || !first.known {
+			// The program itself is not known: it runs unread.
+			sc.s.runsHidden("program", sc.lang+": %s of a command not known before run time: %s", fn, argText(args))
+		} else {
+			sc.unknownf("%s of a command not known before run time: %s", fn, argText(args))
+		}
 		return
 	}
 	line := JoinArgv(words)
 	sc.noteShell(line)
+	sc.ran(words[0])
 	sc.s.nested("sh", func() { shellReader(sc.s, line) })
+}
+
+// ran notes a command (or program) the scanner read where it is run.
+func (sc *scanner) ran(cmd string) {
+	if sc.readCmds == nil {
+		sc.readCmds = map[string]bool{}
+	}
+	sc.readCmds[cmd] = true
 }
 
 func (sc *scanner) path(fn string, arg []scTok) (string, bool) {
@@ -1081,6 +1283,7 @@ func (sc *scanner) node(name string, args [][]scTok) {
 				if s, ok := sc.lit(a[0]); ok {
 					line := JoinArgv([]string{s})
 					sc.noteShell(line)
+					sc.ran(s)
 					sc.s.nested("sh", func() { shellReader(sc.s, line) })
 					return
 				}
@@ -1095,7 +1298,9 @@ func (sc *scanner) node(name string, args [][]scTok) {
 	case "require":
 		if len(args) > 0 {
 			if _, ok := sc.lit(args[0]); !ok {
-				sc.unknownf("require of a module not known before run time: %s", argText(args))
+				// A module file named at run time runs unread (as
+				// bash "$F" does).
+				sc.s.runsHidden("node", "node: require of a module not known before run time: %s", argText(args))
 			}
 		}
 	case "kill":
@@ -1278,7 +1483,23 @@ func (sc *scanner) perl(name string, args [][]scTok) {
 	fn := last(name)
 	switch fn {
 	case "system", "exec":
+		if len(args) > 0 && len(args[0]) > 0 && args[0][0].s == "{" {
+			// system { PROG } LIST: the block names the program
+			// run; LIST is its argv, whose first word is only the
+			// name it is given.
+			block := scBlock(args[0])
+			prog, ok := sc.lit(block)
+			args = scAfterBlock(args)
+			if !ok || len(args) == 0 {
+				sc.unknownProc = true
+				sc.s.runsHidden("program", "perl: %s of a program not known before run time: %s", fn, argText([][]scTok{block}))
+				return
+			}
+			args = append([][]scTok{{{k: tkStr, s: prog, known: true}}}, args[1:]...)
+		}
 		sc.runArgs(fn, args)
+	case "require", "do":
+		sc.loadsFile(fn, args)
 	case "open", "sysopen":
 		sc.perlOpen(args)
 	case "unlink", "rmdir":
@@ -1485,6 +1706,8 @@ func (sc *scanner) perlOpen(args [][]scTok) {
 func (sc *scanner) ruby(name string, args [][]scTok) {
 	fn := last(name)
 	switch name {
+	case "load", "require", "require_relative", "Kernel.load":
+		sc.loadsFile(fn, args)
 	case "system", "exec", "spawn", "Kernel.system", "Kernel.exec", "Process.spawn", "Kernel.spawn",
 		"IO.popen", "Open3.capture2", "Open3.capture2e", "Open3.capture3", "Open3.popen3", "Open3.popen2",
 		"PTY.spawn":
@@ -1659,6 +1882,15 @@ func rubyList(args [][]scTok) [][]scTok {
 
 func (sc *scanner) php(fn string, args [][]scTok) {
 	switch fn {
+	case "include", "require", "include_once", "require_once":
+		sc.loadsFile(fn, args)
+	case "call_user_func":
+		// call_user_func("system", CMD) is system(CMD).
+		if len(args) > 0 {
+			if name, ok := sc.lit(args[0]); ok && name != "call_user_func" {
+				sc.php(strings.ToLower(name), args[1:])
+			}
+		}
 	case "system", "exec", "shell_exec", "passthru", "popen", "proc_open", "pcntl_exec":
 		a := args
 		if len(a) > 1 && fn != "pcntl_exec" {
@@ -1672,6 +1904,7 @@ func (sc *scanner) php(fn string, args [][]scTok) {
 				if words, ok := sc.litStrings(a[1:2]); ok {
 					line := JoinArgv(append([]string{prog}, words...))
 					sc.noteShell(line)
+					sc.ran(prog)
 					sc.s.nested("sh", func() { shellReader(sc.s, line) })
 					return
 				}

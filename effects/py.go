@@ -128,7 +128,20 @@ type py struct {
 	ran     []string // programs started, for reverse-shell recognition
 	procs   []string // in a loop over psutil.process_iter(): the processes it picks
 	steps   int
+	runners bool // the code names a module or builtin that runs programs or code
 }
+
+var (
+	// pyExec2RE finds a Python 2 exec statement (exec followed by an
+	// expression, not a call) at the start of a statement.
+	pyExec2RE = regexp.MustCompile(`(?m)(?:^|;)[ \t]*exec[ \t]+[^\s(=.,:;)]`)
+	// pyRunnerTextRE finds, in the text of Python code, a module or a
+	// builtin that runs programs or code: a call computed at run time in
+	// such code may be one of them.
+	pyRunnerTextRE = regexp.MustCompile(`\b(?:os|posix|nt|subprocess|pty|ctypes|cffi|commands|importlib|runpy|multiprocessing|asyncio|popen2|exec|eval|compile|__import__|__builtins__|builtins|system|popen|spawn[a-z]*|exec[lv]p?e?)\b`)
+	// pyRunnerFuncRE names the functions that run a program or code.
+	pyRunnerFuncRE = regexp.MustCompile(`^(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)|subprocess\.[A-Za-z_]+|pty\.spawn|asyncio\.create_subprocess_(?:shell|exec)|exec|eval|compile|__import__|importlib\.import_module|runpy\.run_(?:path|module)|pickle\.loads?|marshal\.loads|ctypes\.[A-Za-z_.]+)$`)
+)
 
 // pyMaxUnroll is the longest literal list a loop body is read once per
 // element of.
@@ -150,9 +163,14 @@ func (s *state) python(code string) {
 	}
 	prevCwd := s.ctx.Cwd
 	defer func() { s.ctx.Cwd = prevCwd }()
-	p := &py{s: s, scope: &pyScope{vars: map[string]pyVal{}}}
+	p := &py{s: s, scope: &pyScope{vars: map[string]pyVal{}}, runners: pyRunnerTextRE.MatchString(code)}
 	if hasBad(root, 0) {
 		s.unknown(false, "python: part of the code is not valid Python as %s reads it", pyParserName)
+		if pyExec2RE.MatchString(code) {
+			// Python 2 runs exec EXPR (exec sys.stdin.read()), which the
+			// grammar does not accept beyond a name or a string.
+			s.opaque("python", "", "python: a Python 2 exec statement the grammar does not read")
+		}
 	}
 	p.walk(root)
 	p.finish()
@@ -325,7 +343,16 @@ func (p *py) walk(n *pyNode) {
 	case "future_import_statement", "pass_statement", "comment", "break_statement", "continue_statement",
 		"global_statement", "nonlocal_statement":
 	case "exec_statement":
-		p.unknownf("Python 2 exec statement: %s", snippet(n.text))
+		// Python 2 runs the string: a literal one is read as code, any
+		// other runs unread (as exec(x) does).
+		if kids := n.namedKids(); len(kids) > 0 {
+			if code, ok := p.eval(kids[0]).str(); ok {
+				p.unknownf("Python 2 exec statement: %s", snippet(n.text))
+				p.s.nested("python", func() { p.s.python(code) })
+				break
+			}
+		}
+		p.s.opaque("python", "", "python: Python 2 exec statement: %s", snippet(n.text))
 	case "if_statement", "elif_clause", "while_statement":
 		p.eval(n.child("condition"))
 		p.cond++
@@ -583,6 +610,9 @@ func (p *py) eval(n *pyNode) pyVal {
 		case op.text == "+" && (l.k == pyStr || l.pat != "" || r.k == pyStr || r.pat != ""):
 			return pyPat([]pyVal{l, r})
 		case op.text == "%" && l.k == pyStr:
+			if v, ok := pyPercentFill(l.s, r); ok {
+				return pyS(v) // "rm -rf %s" % "~" is "rm -rf ~"
+			}
 			// "rm -rf %s" % x: the conversions are holes.
 			v := pyPercent.ReplaceAllLiteralString(l.s, pyHole)
 			if v == l.s {
@@ -631,6 +661,18 @@ func (p *py) eval(n *pyNode) pyVal {
 			}
 			p.unknownf("a name looked up at run time: %s", snippet(n.text))
 			return pyVal{}
+		}
+		if v.k == pyName && v.s == "sys.argv" {
+			v = p.argv()
+		}
+		if sub := n.child("subscript"); v.k == pyList && sub != nil && sub.kind == "slice" {
+			// sys.argv[1:]: a slice from a literal start to the end.
+			if from, ok := strings.CutSuffix(strings.TrimSpace(sub.text), ":"); ok {
+				if i, err := strconv.Atoi(strings.TrimSpace(from)); err == nil && i >= 0 && i <= len(v.list) {
+					return pyVal{k: pyList, list: v.list[i:]}
+				}
+			}
+			return pyVal{from: v.from, url: v.url}
 		}
 		if sub := n.child("subscript"); v.k == pyStr && sub != nil && sub.kind == "slice" &&
 			strings.Join(strings.Fields(sub.text), "") == "::-1" {
@@ -877,6 +919,10 @@ func (p *py) attr(n *pyNode) pyVal {
 	}
 	a := name.text
 	switch {
+	case obj.k == pyName && obj.s == "sys" && a == "executable":
+		// The interpreter running the code: subprocess.run([sys.executable,
+		// "-m", "pytest"]) runs python3 -m pytest.
+		return pyS("python3")
 	case obj.k == pyName:
 		v := pyVal{k: pyName, s: obj.s + "." + a, from: obj.from}
 		if v.s == "os.environ" || v.s == "os.environb" || v.s == "posix.environ" {
@@ -964,6 +1010,7 @@ func (p *py) call(n *pyNode) pyVal {
 	if fn == nil {
 		return pyVal{}
 	}
+	p.runnerValues(a)
 	var callee pyVal
 	if fn.kind == "attribute" {
 		recv := p.eval(fn.child("object"))
@@ -984,7 +1031,13 @@ func (p *py) call(n *pyNode) pyVal {
 		case "subscript", "call", "lambda", "parenthesized_expression", "conditional_expression", "boolean_operator":
 			// handlers[name](...), getattr(x, y)(...), (a or b)(...):
 			// which function runs is not known before run time.
-			p.unknownf("a call of a function computed at run time: %s", snippet(a.text))
+			if p.runners {
+				// In code that can run programs, the function may be
+				// one that does (d = {"a": os.system}; d[k](cmd)).
+				p.s.runsHidden("python", "python: a call of a function computed at run time: %s", snippet(a.text))
+			} else {
+				p.unknownf("a call of a function computed at run time: %s", snippet(a.text))
+			}
 		}
 		if fn.kind == "identifier" {
 			// A builtin the reader does not model (dict, list, repr,
@@ -1000,7 +1053,7 @@ func (p *py) call(n *pyNode) pyVal {
 		}
 		return pyVal{from: callee.from, url: callee.url}
 	}
-	q := pyCanon(callee.s)
+	q := pyCanon(strings.TrimSuffix(callee.s, ".__call__"))
 	if h, ok := pyCalls[q]; ok {
 		return h(p, q, a)
 	}
@@ -1017,13 +1070,32 @@ func (p *py) call(n *pyNode) pyVal {
 		i += j + 1
 	}
 	if strings.HasPrefix(q, "ctypes.") || strings.HasPrefix(q, "cffi.") {
-		p.unknownf("native code through %s: %s", q, snippet(a.text))
+		// C functions called by name (ctypes.CDLL(None).system(...)):
+		// what runs is not read.
+		p.s.runsHidden("program", "python: native code through %s: %s", q, snippet(a.text))
 	}
 	t := a.taint()
 	if callee.from != "" && !strings.Contains(t.from, callee.from) {
 		t.from += callee.from // a method of a value read from somewhere (os.environ.items())
 	}
 	return t
+}
+
+// runnerValues records a function that runs programs or code given as a
+// value to a call (map(os.system, cmds), Thread(target=os.system,
+// args=(c,))): it runs later with arguments the reader does not follow.
+func (p *py) runnerValues(a *pyArgs) {
+	check := func(v pyVal) {
+		if v.k == pyName && pyRunnerFuncRE.MatchString(pyCanon(v.s)) {
+			p.s.runsHidden("python", "python: %s given as a value to a call, run with arguments not read: %s", v.s, snippet(a.text))
+		}
+	}
+	for _, v := range a.pos {
+		check(v)
+	}
+	for _, v := range a.kw {
+		check(v)
+	}
 }
 
 // taint is what a call the reader does not know returns: data derived
@@ -1135,7 +1207,7 @@ func init() {
 		"psutil.Process": pyProc, "psutil.process_iter": pyProcIter,
 		"os.setuid": pyPriv, "os.setgid": pyPriv, "os.seteuid": pyPriv, "os.setegid": pyPriv,
 		"os.setreuid": pyPriv, "os.setresuid": pyPriv, "os.setregid": pyPriv, "os.setresgid": pyPriv,
-		"exec": pyExec, "eval": pyExec, "compile": pyExec, "execfile": pyExecFile, "runpy.run_path": pyExecFile,
+		"exec": pyExec, "eval": pyExec, "compile": pyExec, "execfile": pyExecFile, "runpy.run_path": pyExecFile, "runpy.run_module": pyImport,
 		"__import__": pyImport, "importlib.import_module": pyImport, "getattr": pyGetattr,
 		"base64.b64decode": pyDecode("base64"), "base64.decodebytes": pyDecode("base64"),
 		"base64.standard_b64decode": pyDecode("base64"), "base64.urlsafe_b64decode": pyDecode("base64url"),
@@ -1489,7 +1561,7 @@ func pyHome(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "path"
 // known before run time), read again by the shell reader.
 func (p *py) run(argv []pyVal, a *pyArgs) {
 	if len(argv) == 0 {
-		p.unknownf("a program not known before run time: %s", snippet(a.text))
+		p.s.runsHidden("program", "python: a program not known before run time: %s", snippet(a.text))
 		return
 	}
 	words := make([]string, len(argv))
@@ -1498,7 +1570,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 		s, ok := v.str()
 		if !ok {
 			if i == 0 {
-				p.unknownf("a program not known before run time: %s", snippet(a.text))
+				p.s.runsHidden("program", "python: a program not known before run time: %s", snippet(a.text))
 				return
 			}
 			unknown = true
@@ -1529,7 +1601,12 @@ func (p *py) shellString(v pyVal, q string, a *pyArgs) {
 				p.add(Effect{Kind: Send, Detail: &Detail{URL: v.url, Host: h, Port: pt, Source: "output"}})
 			}
 		}
-		p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
+		if v.pat == "" || strings.HasPrefix(v.pat, pyHole) {
+			// Not even the program is known (os.system(input())).
+			p.s.runsHidden("sh", "python: %s of a command not known before run time: %s", q, snippet(a.text))
+		} else {
+			p.unknownf("%s of a command not known before run time: %s", q, snippet(a.text))
+		}
 		if v.pat != "" && !strings.HasPrefix(v.pat, pyHole) {
 			// The known parts are still read: the unknown ones are a
 			// variable the shell reader does not know.
@@ -2089,6 +2166,11 @@ func pyExec(p *py, q string, a *pyArgs) pyVal {
 
 func pyExecFile(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "path")
+	if _, ok := v.str(); !ok && v.k != pyObject {
+		// A file named at run time is run (as bash "$F" is).
+		p.s.runsHidden("python", "python: %s of a file not known before run time: %s", q, snippet(a.text))
+		return pyVal{}
+	}
 	if path, ok := p.pathOf(v, q, a); ok {
 		p.add(Effect{Kind: Read, Path: path})
 		p.s.add(Effect{Kind: Unknown, Detail: &Detail{Into: "python", Reason: fmt.Sprintf("python: %s runs a Python file not read here: %s", q, path)}, Path: path})
@@ -2101,7 +2183,9 @@ func pyImport(p *py, q string, a *pyArgs) pyVal {
 	if v.k == pyStr {
 		return pyVal{k: pyName, s: v.s}
 	}
-	p.unknownf("%s of a module not known before run time: %s", q, snippet(a.text))
+	// Importing a module runs its code, and the module is then used
+	// unread (__import__(input()).system(...)).
+	p.s.runsHidden("python", "python: %s of a module not known before run time: %s", q, snippet(a.text))
 	return pyVal{}
 }
 
@@ -2262,10 +2346,22 @@ func pyGetattr(p *py, q string, a *pyArgs) pyVal {
 		return pyVal{k: pyName, s: o.s + "." + name.s}
 	}
 	if name.k != pyStr {
-		p.unknownf("getattr of a name not known before run time: %s", snippet(a.text))
+		if first, _, _ := strings.Cut(o.s, "."); o.k == pyName && pyRunnerModules[first] {
+			// getattr(os, name)(cmd): which function of a module that
+			// runs programs is called is known only at run time.
+			p.s.runsHidden("python", "python: getattr of a name not known before run time: %s", snippet(a.text))
+		} else {
+			p.unknownf("getattr of a name not known before run time: %s", snippet(a.text))
+		}
 	}
 	return pyVal{}
 }
+
+// pyRunnerModules are modules with functions that run programs or code;
+// one of their functions chosen at run time runs code unread.
+var pyRunnerModules = map[string]bool{"os": true, "posix": true, "nt": true, "subprocess": true, "builtins": true,
+	"__builtins__": true, "ctypes": true, "pty": true, "commands": true, "importlib": true, "runpy": true,
+	"multiprocessing": true, "asyncio": true, "shutil": true, "platform": true, "popen2": true}
 
 // decode decodes a literal encoded payload; each counts against
 // MaxDecodeRounds.
@@ -2344,6 +2440,13 @@ func pyCodecs(p *py, q string, a *pyArgs) pyVal {
 
 func pyOpaque(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "")
+	if _, ok := v.str(); ok && q != "marshal.loads" {
+		// A pickle written in the code itself (often encoded): loading
+		// it runs the functions it names, which the reader does not
+		// decode. A pickle file is data the harness treats as a script
+		// it cannot see.
+		p.s.runsHidden("python", "python: %s of data in the code: it runs what the data names", q)
+	}
 	if v.url != "" && strings.HasSuffix(q, ".loads") && q != "zlib.decompress" {
 		// Unpickling runs code the data names: a download loaded so is
 		// a download run unread.
@@ -2397,6 +2500,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 	if recv.k == pyStr {
 		switch m {
 		case "format", "format_map":
+			if v, ok := pyFormatFill(recv.s, a); ok && m == "format" {
+				return pyS(v) // "rm -rf {}".format("~") is "rm -rf ~"
+			}
 			if v := pyBraces.ReplaceAllLiteralString(recv.s, pyHole); v != recv.s {
 				taint.pat = v
 			}
@@ -2748,4 +2854,113 @@ func (p *py) pathMethod(o *pyObj, m string, a *pyArgs) pyVal {
 		}
 	}
 	return pyVal{}
+}
+
+// argv is sys.argv when the command line that runs the code is known:
+// the arguments known statically are strings, the others values not
+// known. Otherwise it is a value not known.
+func (p *py) argv() pyVal {
+	if !p.s.pyArgvSet {
+		return pyVal{}
+	}
+	l := make([]pyVal, len(p.s.pyArgv))
+	for i, a := range p.s.pyArgv {
+		if a != argvUnknown {
+			l[i] = pyS(a)
+		}
+	}
+	return pyVal{k: pyList, list: l}
+}
+
+// pyPercentFill fills a format string's %s conversions from values known
+// before run time (one string, or a tuple of strings); %% is a percent
+// sign. Any other conversion, or a value not known, is not filled.
+func pyPercentFill(f string, r pyVal) (string, bool) {
+	var vals []pyVal
+	if r.k == pyList {
+		vals = r.list
+	} else {
+		vals = []pyVal{r}
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		if i+1 >= len(f) {
+			return "", false
+		}
+		switch f[i+1] {
+		case '%':
+			b.WriteByte('%')
+		case 's':
+			if n >= len(vals) {
+				return "", false
+			}
+			v, ok := vals[n].str()
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+			n++
+		default:
+			return "", false
+		}
+		i++
+	}
+	return b.String(), n == len(vals)
+}
+
+// pyFormatFill fills a str.format template's {} and {N} fields from
+// positional values known before run time; {{ and }} are braces. Named
+// fields, conversions and format specs are not filled.
+func pyFormatFill(f string, a *pyArgs) (string, bool) {
+	if a.splat || len(a.kw) > 0 {
+		return "", false
+	}
+	var b strings.Builder
+	auto := 0
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		switch {
+		case c == '{' && i+1 < len(f) && f[i+1] == '{':
+			b.WriteByte('{')
+			i++
+		case c == '}' && i+1 < len(f) && f[i+1] == '}':
+			b.WriteByte('}')
+			i++
+		case c == '{':
+			end := strings.IndexByte(f[i:], '}')
+			if end < 0 {
+				return "", false
+			}
+			field := f[i+1 : i+end]
+			idx := auto
+			if field == "" {
+				auto++
+			} else {
+				k, err := strconv.Atoi(field)
+				if err != nil || k < 0 {
+					return "", false
+				}
+				idx = k
+			}
+			if idx >= len(a.pos) {
+				return "", false
+			}
+			v, ok := a.pos[idx].str()
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+			i += end
+		case c == '}':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }

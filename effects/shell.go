@@ -744,7 +744,10 @@ func (r *sh) alias(name, value string, rest []sword, in *shStream, env []shAssig
 	f, err := p.Parse(strings.NewReader(value), "")
 	shParserPool.Put(p)
 	if err != nil {
-		r.s.unknown(false, "alias %s not understood: %s", name, shShortErr(err))
+		// Bash splices the alias's text into the line and runs what
+		// parses before the error (alias x=$'rm -rf ~\n('): a syntax
+		// error, refused as one.
+		r.s.unknown(false, ShellSyntaxError+": alias %s: %s", name, shShortErr(err))
 		return nil
 	}
 	if len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
@@ -753,11 +756,29 @@ func (r *sh) alias(name, value string, rest []sword, in *shStream, env []shAssig
 			return r.command(append(ws, rest...), in, env)
 		}
 	}
-	out := r.stmts(f.Stmts, in)
 	if len(rest) > 0 {
-		r.s.unknown(false, "arguments given to alias %s, which is not a simple command", name)
+		// The words after the alias go on its last command, as bash
+		// splices the text (alias x='cd /; rm -rf'; x ~ is cd /; rm -rf ~).
+		var b strings.Builder
+		b.WriteString(value)
+		for _, w := range rest {
+			b.WriteByte(' ')
+			if w.known {
+				b.WriteString(JoinArgv([]string{w.val}))
+			} else {
+				b.WriteString(w.arg)
+			}
+		}
+		p := shParserPool.Get().(*syntax.Parser)
+		g, err := p.Parse(strings.NewReader(b.String()), "")
+		shParserPool.Put(p)
+		if err != nil {
+			r.s.unknown(false, ShellSyntaxError+": alias %s with its arguments: %s", name, shShortErr(err))
+			return nil
+		}
+		return r.stmts(g.Stmts, in)
 	}
-	return out
+	return r.stmts(f.Stmts, in)
 }
 
 func (r *sh) callFunc(name string, body *syntax.Stmt, args []sword, in *shStream) *shStream {

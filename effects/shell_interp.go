@@ -79,12 +79,18 @@ func (r *sh) readFile(lang, prog, p string, env *shEnv) {
 		r.download(st, prog)
 		return
 	}
+	_, written := r.written[p]
 	text, ok := r.scriptText(prog, p)
 	if !ok {
 		return
 	}
 	if lang == "" {
 		lang = shebangLang([]byte(text))
+	}
+	if !written {
+		// A script on disk, not code that comes with the action.
+		r.s.onDisk++
+		defer func() { r.s.onDisk-- }()
 	}
 	r.readCode(lang, text, env)
 }
@@ -148,6 +154,10 @@ func (r *sh) scriptByPath(c *shCall, p string) {
 		r.download(st, c.prog)
 		return
 	}
+	// A Python script run by its path gets its arguments as sys.argv.
+	prevArgv, prevSet := r.s.pyArgv, r.s.pyArgvSet
+	defer func() { r.s.pyArgv, r.s.pyArgvSet = prevArgv, prevSet }()
+	r.s.setPyArgv(c.ws[0].val, c.ws[1:])
 	if text, ok := r.written[p]; ok {
 		r.readCode(shebangLang([]byte(text)), text, &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
 		return
@@ -170,17 +180,22 @@ func (r *sh) scriptByPath(c *shCall, p string) {
 		r.s.unknown(true, "the script %s is larger than the %d bytes read", p, MaxScriptBytes)
 		return
 	}
+	r.s.onDisk++
 	r.readCode(shebangLang(data), string(data), &shEnv{args: c.ws[1:], name: p, vars: r.exported(c.env)})
+	r.s.onDisk--
 }
 
 // scriptFile reads a script named by a word (bash x.sh, python3 x.py).
 func (c *shCall) scriptFile(lang, prog string, w sword, env *shEnv) {
-	if w.out != nil {
+	if w.out != nil && w.known {
+		// A process substitution (bash <(cmd)): the script is cmd's
+		// output. A command substitution ("$(cat f)") is the script's
+		// path, not its text: a path not known, below.
 		c.r.feed(lang, prog, w.out, env)
 		return
 	}
 	if !w.known {
-		c.r.s.opaque(prog, "", "%s runs a script whose path is not known statically: %s", prog, w.arg)
+		c.r.s.opaque(prog, outProg(w), "%s runs a script whose path is not known statically: %s", prog, w.arg)
 		return
 	}
 	if stdinPath(w.val) {
@@ -304,9 +319,12 @@ loop:
 
 func hPython(c *shCall) *shStream {
 	args := c.args()
+	prevArgv, prevSet := c.r.s.pyArgv, c.r.s.pyArgvSet
+	defer func() { c.r.s.pyArgv, c.r.s.pyArgvSet = prevArgv, prevSet }()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.known || a.val == "-" || a.val == "" || a.val[0] != '-' {
+			c.r.s.setPyArgv(a.val, args[i+1:])
 			if a.known && a.val == "-" {
 				c.r.feed("python", c.prog, c.in, nil)
 				return c.filter()
@@ -317,10 +335,12 @@ func hPython(c *shCall) *shStream {
 		switch {
 		case a.val == "-c" || (!strings.HasPrefix(a.val, "--") && strings.HasSuffix(a.val, "c") && strings.Trim(a.val[1:len(a.val)-1], "bBdEhiIOqsSuvx") == ""):
 			if i+1 < len(args) {
+				c.r.s.setPyArgv("-c", args[i+2:])
 				c.codeText("python", args[i+1])
 			}
 			return c.filter()
 		case strings.HasPrefix(a.val, "-c"):
+			c.r.s.setPyArgv("-c", args[i+1:])
 			c.codeText("python", shLit(a.val[2:]))
 			return c.filter()
 		case a.val == "-m" || strings.HasPrefix(a.val, "-m"):
@@ -337,6 +357,34 @@ func hPython(c *shCall) *shStream {
 	}
 	c.r.feed("python", c.prog, c.in, nil)
 	return c.filter()
+}
+
+// argvUnknown stands for an argument of a Python program not known
+// statically.
+const argvUnknown = "\x00argv?"
+
+// keepArgv saves the program arguments being read and returns a function
+// that puts them back (deferred by the interpreter handlers).
+func (s *state) keepArgv() func() {
+	prev, set := s.pyArgv, s.pyArgvSet
+	return func() { s.pyArgv, s.pyArgvSet = prev, set }
+}
+
+// setPyArgv records the arguments of the interpreter code read next
+// (Python's sys.argv, Perl's and Ruby's ARGV, PHP's $argv, Node's
+// process.argv): the script or -c/-e first, then the words after it on
+// the command line.
+func (s *state) setPyArgv(first string, rest []sword) {
+	argv := make([]string, 0, 1+len(rest))
+	argv = append(argv, first)
+	for _, w := range rest {
+		if !w.known || w.glob {
+			argv = append(argv, argvUnknown)
+			continue
+		}
+		argv = append(argv, w.val)
+	}
+	s.pyArgv, s.pyArgvSet = argv, true
 }
 
 // shPythonModule knows the few modules run with -m that act: http.server
@@ -381,12 +429,25 @@ func hNode(c *shCall) *shStream {
 				c.r.download(&shStream{kind: sNet, url: a.val, host: shURLHost(a.val)}, c.prog)
 				return c.filter()
 			}
+			defer c.r.s.keepArgv()()
+			c.r.s.setPyArgv(a.val, args[i+1:])
 			c.scriptFile("node", c.prog, a, nil)
 			return c.filter()
 		}
 		switch a.val {
 		case "-e", "--eval", "-p", "--print":
 			if i+1 < len(args) {
+				defer c.r.s.keepArgv()()
+				// node -e CODE A B: process.argv is [node, A, B].
+				if i+2 < len(args) {
+					first := args[i+2].val
+					if !args[i+2].known {
+						first = argvUnknown
+					}
+					c.r.s.setPyArgv(first, args[i+3:])
+				} else {
+					c.r.s.pyArgv, c.r.s.pyArgvSet = nil, true
+				}
 				c.codeText("node", args[i+1])
 			}
 			return c.filter()
@@ -476,13 +537,18 @@ func hPerl(c *shCall) *shStream {
 // (done: nothing else is read). It returns the operands left (the files
 // -n, -p and -i read or write).
 func (c *shCall) interpCode(lang string, code []string, codeKnown bool, codeWord sword, rest []sword) (left []sword, done bool) {
+	defer c.r.s.keepArgv()()
 	switch {
 	case len(code) == 0 && len(rest) == 0:
 		c.r.feed(lang, c.prog, c.in, nil)
 		return nil, true
 	case len(code) == 0:
+		c.r.s.setPyArgv(rest[0].val, rest[1:])
 		c.scriptFile(lang, c.prog, rest[0], nil)
 		return rest[1:], false
+	}
+	c.r.s.setPyArgv("-e", rest)
+	switch {
 	case codeKnown:
 		c.r.readCode(lang, strings.Join(code, "\n"), nil)
 	default:
@@ -571,12 +637,16 @@ func hPhp(c *shCall) *shStream {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.known || a.val == "" || a.val[0] != '-' {
+			defer c.r.s.keepArgv()()
+			c.r.s.setPyArgv(a.val, args[i+1:])
 			c.scriptFile("php", c.prog, a, nil)
 			return c.filter()
 		}
 		switch a.val {
 		case "-r", "-B", "-R", "-E":
 			if i+1 < len(args) {
+				defer c.r.s.keepArgv()()
+				c.r.s.setPyArgv("Standard input code", args[i+2:])
 				c.codeText("php", args[i+1])
 			}
 			if a.val == "-r" {
@@ -585,6 +655,8 @@ func hPhp(c *shCall) *shStream {
 			i++
 		case "-f":
 			if i+1 < len(args) {
+				defer c.r.s.keepArgv()()
+				c.r.s.setPyArgv(args[i+1].val, args[i+2:])
 				c.scriptFile("php", c.prog, args[i+1], nil)
 			}
 			return c.filter()
@@ -669,7 +741,9 @@ func hSource(c *shCall) *shStream {
 		c.r.args = args[1:]
 	}
 	defer func() { c.r.args = saved }()
-	if w.out != nil {
+	if w.out != nil && w.known {
+		// source <(cmd) runs cmd's output; source "$(cmd)" the file it
+		// names (a path not known, below).
 		switch w.out.kind {
 		case sText:
 			c.r.inline(w.out.text, c.in)
@@ -681,7 +755,7 @@ func hSource(c *shCall) *shStream {
 		return nil
 	}
 	if !w.known {
-		c.r.s.opaque("sh", "", "%s of a script whose path is not known statically: %s", c.prog, w.arg)
+		c.r.s.opaque("sh", outProg(w), "%s of a script whose path is not known statically: %s", c.prog, w.arg)
 		return nil
 	}
 	if stdinPath(w.val) {

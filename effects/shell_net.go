@@ -376,9 +376,11 @@ var wgetOpts = shOpts("-O --output-document -o --output-file -a --append-output 
 
 func hWget(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), wgetOpts, false)
+	listed := false
 	if f, ok := p.get("-i", "--input-file"); ok {
 		c.file(Read, f, nil)
 		c.r.s.unknown(false, "wget fetches the URLs listed in %s", f.arg)
+		listed = true
 	}
 	var sources []string
 	for _, o := range p.opts {
@@ -432,6 +434,11 @@ func hWget(c *shCall) *shStream {
 	}
 	if first != nil {
 		return first
+	}
+	if listed && hasOut && out.known && out.val == "-" {
+		// wget -i list -O - | sh: what it prints comes from URLs not
+		// known statically (code run from it is unread, as for curl "$U").
+		return shOutputOf(c.prog)
 	}
 	return nil
 }
@@ -493,7 +500,8 @@ func hNc(c *shCall) *shStream {
 // and sends its output back.
 func (c *shCall) remoteShell(w sword, viaShell bool, sock *shStream) {
 	if !w.known {
-		c.r.s.unknown(false, "%s runs a program not known statically: %s", c.prog, w.arg)
+		// A program known only at run time on a socket, as "$CMD" is.
+		c.r.s.opaque("program", outProg(w), "%s runs a program not known statically: %s", c.prog, w.arg)
 		return
 	}
 	var ws []sword
@@ -582,8 +590,15 @@ func hSocat(c *shCall) *shStream {
 		if !w.known {
 			// The address type is usually literal even when the host
 			// is not (tcp:$RHOST:$RPORT).
-			c.r.s.unknown(false, "socat: address not known statically: %s", w.arg)
-			addrs = append(addrs, parseSocatAddr(w.arg))
+			a := parseSocatAddr(w.arg)
+			if a.kind == "other" && codeHidden(w) {
+				// Not even the type is literal ("$A"): it may be
+				// EXEC:/SYSTEM:, a program known only at run time.
+				c.r.s.opaque("program", outProg(w), "socat: address not known statically: %s", w.arg)
+			} else {
+				c.r.s.unknown(false, "socat: address not known statically: %s", w.arg)
+			}
+			addrs = append(addrs, a)
 			continue
 		}
 		addrs = append(addrs, parseSocatAddr(w.val))
@@ -772,20 +787,39 @@ func hSftp(c *shCall) *shStream {
 	host, _, _ := shRemoteSpec(p.ops[0].val + ":")
 	c.r.s.add(Effect{Kind: Connect, Program: "sftp", Detail: &Detail{Host: host, Port: "22"}})
 	var batch string
+	fromFile := false
 	if b, ok := p.get("-b"); ok {
 		c.file(Read, b, nil)
-		if b.val != "-" {
-			c.r.s.unknown(false, "sftp runs the commands in %s", b.arg)
+		if !b.known {
+			// A batch file named at run time: its commands (put, and
+			// !CMD run by a local shell) are unread.
+			c.r.s.opaque("sftp", outProg(b), "sftp runs the commands in %s", b.arg)
 			return nil
 		}
+		if b.val != "-" {
+			text, ok := c.r.batchFile(c.r.path(b.val, false))
+			if !ok {
+				c.r.s.unknown(false, "sftp runs the commands in %s", b.arg)
+				return nil
+			}
+			batch, fromFile = text, true
+		}
 	}
-	if c.in != nil && c.in.kind == sText {
+	if fromFile {
+		// the batch is the file's
+	} else if c.in != nil && c.in.kind == sText {
 		batch = c.in.text
 	} else if c.in != nil {
 		c.r.s.unknown(false, "sftp runs commands from %s", c.in.source())
 		return nil
 	}
 	for _, line := range strings.Split(batch, "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "-@")
+		if cmd, ok := strings.CutPrefix(line, "!"); ok {
+			// !CMD runs CMD in a local shell.
+			c.r.s.shellIn(cmd, nil)
+			continue
+		}
 		f := strings.Fields(line)
 		if len(f) >= 2 && (f[0] == "put" || f[0] == "mput") {
 			c.file(Read, shLit(f[1]), nil)
@@ -808,6 +842,24 @@ func (c *shCall) sessionGet(f []string, base, host, port string) {
 		local = f[2]
 	}
 	c.downloadTo(strings.TrimSuffix(base, "/")+"/"+strings.TrimPrefix(f[1], "/"), host, port, shLit(local))
+}
+
+// batchFile is the text of a file of commands a program runs (sftp -b
+// FILE): written earlier in the action, or read where the harness can see
+// it, as a script run by its path is.
+func (r *sh) batchFile(p string) (string, bool) {
+	if text, ok := r.written[p]; ok {
+		return text, true
+	}
+	fs := r.s.ctx.FS
+	if fs == nil || !strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+	if err != nil || trunc {
+		return "", false
+	}
+	return string(data), true
 }
 
 func hDNS(c *shCall) *shStream {

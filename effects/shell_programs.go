@@ -81,6 +81,7 @@ func init() {
 		"watch": hWatch, "parallel": hParallel, "flock": hFlock, "script": hScript,
 		"screen": hScreen, "tmux": hTmux, "at": hAt, "batch": hAt,
 		// shell builtins
+		"pwd": hPwd, "printenv": hPrintenv, "realpath": hPathOut, "readlink": hPathOut, "dirname": hPathOut, "basename": hPathOut, "ls": hLs,
 		"cd": hCd, "pushd": hCd, "popd": hPopd, "alias": hAlias, "unalias": hUnalias,
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
@@ -92,7 +93,7 @@ func init() {
 		"gcc": hCompile, "g++": hCompile, "cc": hCompile, "c++": hCompile, "clang": hCompile, "clang++": hCompile,
 		"tcc": hCompile, "gfortran": hCompile, "gccgo": hCompile, "rustc": hCompile, "ld": hCompile, "ld.lld": hCompile,
 		"ld.gold": hCompile, "ld.bfd": hCompile, "as": hCompile, "nasm": hCompile, "yasm": hCompile, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
-		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps,
+		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps, "R": hForeign,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -223,7 +224,10 @@ func hMove(c *shCall) *shStream {
 	for _, s := range srcs {
 		d := c.dest(s, dst, into)
 		if !d.known {
+			// The source leaves its place wherever it goes: a move with no
+			// destination, judged by its source (mv /etc/passwd "$D").
 			c.r.s.unknown(false, "mv: destination not known statically: %s", d.arg)
+			c.file(Move, s, nil)
 			continue
 		}
 		dp := c.r.path(d.val, true)
@@ -275,7 +279,12 @@ func hLn(c *shCall) *shStream {
 	}
 	for _, t := range targets {
 		if !t.known {
+			// The link is made where it is named whatever it points to
+			// (ln -sf "$T" /etc/passwd replaces /etc/passwd).
 			c.r.s.unknown(false, "ln: link target not known statically: %s", t.arg)
+			if l := c.dest(t, link, into); l.known && !into {
+				c.file(Create, l, nil)
+			}
 			continue
 		}
 		l := c.dest(t, link, into)
@@ -454,6 +463,7 @@ func hSed(c *shCall) *shStream {
 	}
 	for _, f := range p.all("-f", "--file") {
 		c.file(Read, f, nil)
+		c.programFile(f)
 	}
 	scripts := p.all("-e", "--expression")
 	if len(scripts) == 0 && len(p.ops) > 0 {
@@ -717,11 +727,18 @@ func hAwk(c *shCall) *shStream {
 	if fs := p.all("-f", "--file"); len(fs) > 0 {
 		for _, f := range fs {
 			c.file(Read, f, nil)
+			c.programFile(f)
 		}
 	} else if len(ops) > 0 {
 		prog, ops = ops[0].val, ops[1:]
 		if !p.ops[0].known {
-			c.r.s.unknown(false, "%s program not known statically: %s", c.prog, p.ops[0].arg)
+			if codeHidden(p.ops[0]) {
+				// No literal code at all (awk "$P"): the program, and
+				// the commands its system() and pipes run, are unread.
+				c.r.s.opaque(c.prog, outProg(p.ops[0]), "%s program not known statically: %s", c.prog, p.ops[0].arg)
+			} else {
+				c.r.s.unknown(false, "%s program not known statically: %s", c.prog, p.ops[0].arg)
+			}
 		}
 	}
 	var files []sword
@@ -1741,7 +1758,9 @@ func hEnv(c *shCall) *shStream {
 				s = args[i]
 			}
 			if !s.known {
-				c.r.s.unknown(false, "env -S of a string not known statically: %s", s.arg)
+				// The string is a command line: a program and its
+				// arguments known only at run time, as "$CMD" is.
+				c.r.s.opaque("program", outProg(s), "env -S of a string not known statically: %s", s.arg)
 				return nil
 			}
 			ws := c.r.splitText(s.val)
@@ -2035,6 +2054,10 @@ var sedCmdRE = regexp.MustCompile(`^(?:[0-9$]+|/(?:[^/\\]|\\.)*/)?(?:,(?:[0-9$]+
 // stream: "w FILE" writes a file, "e CMD" runs a command.
 func (c *shCall) sedScript(w sword) {
 	if !w.known {
+		if codeHidden(w) {
+			// sed "$S": its commands (e, s///e, w FILE) are unread.
+			c.r.s.opaque("sed", outProg(w), "sed script not known statically: %s", w.arg)
+		}
 		return
 	}
 	for _, line := range strings.FieldsFunc(w.val, func(r rune) bool { return r == '\n' || r == ';' }) {
@@ -2374,6 +2397,16 @@ func hForeign(c *shCall) *shStream {
 		}
 	}
 	inline := len(code) > 0
+	if !inline && c.prog != "socket" && c.prog != "ztcp" {
+		// lua "$F": the script named at run time runs unread.
+		for _, a := range args {
+			if a.known && strings.HasPrefix(a.val, "-") {
+				continue
+			}
+			c.programFile(a)
+			break
+		}
+	}
 	if !inline && c.in != nil && c.in.kind == sText && c.prog != "socket" && c.prog != "ztcp" {
 		code, inline = []string{c.in.text}, true // tclsh <<< 'exec …'
 	}
@@ -2414,7 +2447,7 @@ var (
 	// download.file(URL, PATH)).
 	foreignDownloadRE = regexp.MustCompile(`\b(?:download(?:\.file|_file)?|cp|copy|urlretrieve)\s*\(\s*["'](https?://[^"'\s]+)["']\s*,\s*["']([/~][^"']*)["']`)
 	// Any way of running a command in those languages.
-	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
+	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem2?\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
 )
 
 // foreignCommands reads the commands inline code of a language the
@@ -2422,6 +2455,15 @@ var (
 // shell; a runner whose command is not literal makes the code run unread
 // (an opaque Unknown into the interpreter).
 func (c *shCall) foreignCommands(code string) {
+	c.r.s.foreignCode(c.prog, code)
+}
+
+// foreignCode reads code of a language the analysis does not parse (a
+// foreign interpreter's -e, a code tool's code in such a language): the
+// commands it gives literally to its runners, as shell; a runner whose
+// command is not literal is code run unread; files opened for writing by
+// a literal path.
+func (s *state) foreignCode(prog, code string) {
 	if len(code) > MaxInput {
 		return
 	}
@@ -2431,25 +2473,25 @@ func (c *shCall) foreignCommands(code string) {
 		if m[4] != "" {
 			cmd = strings.NewReplacer("{", "'", "}", "'").Replace(m[4]) // Tcl braces quote
 		}
-		c.r.s.shellIn(cmd, nil)
+		s.shellIn(cmd, nil)
 	}
 	if len(foreignRunnerRE.FindAllStringIndex(code, -1)) > len(found) {
-		c.r.s.opaque(c.prog, "", "%s code runs commands not known statically", c.prog)
+		s.opaque(prog, "", "%s code runs commands not known statically", prog)
 	}
 	for _, m := range foreignWriteRE.FindAllStringSubmatch(code, -1) {
 		if m[1] != "" {
-			c.file(Write, shLit(m[1]), nil)
+			s.add(Effect{Kind: Write, Program: prog, Path: s.resolve(m[1])})
 		} else if strings.ContainsAny(m[3], "wa") {
-			c.file(Write, shLit(m[2]), func(e *Effect) { e.Append = strings.Contains(m[3], "a") })
+			s.add(Effect{Kind: Write, Program: prog, Path: s.resolve(m[2]), Append: strings.Contains(m[3], "a")})
 		}
 	}
 	for _, m := range foreignModeWriteRE.FindAllStringSubmatch(code, -1) {
-		c.file(Write, shLit(m[1]), func(e *Effect) { e.Append = m[2][0] == 'a' })
+		s.add(Effect{Kind: Write, Program: prog, Path: s.resolve(m[1]), Append: m[2][0] == 'a'})
 	}
 	for _, m := range foreignDownloadRE.FindAllStringSubmatch(code, -1) {
 		host, port := urlHostPort(m[1])
-		c.r.s.add(Effect{Kind: Connect, Program: c.prog, Detail: &Detail{URL: m[1], Host: host, Port: port}})
-		c.r.s.add(Effect{Kind: Download, Program: c.prog, Path: c.r.path(m[2], false), Detail: &Detail{URL: m[1], Host: host, Port: port}})
+		s.add(Effect{Kind: Connect, Program: prog, Detail: &Detail{URL: m[1], Host: host, Port: port}})
+		s.add(Effect{Kind: Download, Program: prog, Path: s.resolve(m[2]), Detail: &Detail{URL: m[1], Host: host, Port: port}})
 	}
 }
 
@@ -2526,6 +2568,8 @@ func hMake(c *shCall) *shStream {
 			}
 		case f.known:
 			text, ok = c.r.written[c.r.path(f.val, false)]
+		default:
+			c.programFile(f)
 		}
 		if !ok {
 			continue
@@ -2558,13 +2602,17 @@ func hGdb(c *shCall) *shStream {
 			(args[i+1].val == "/dev/stdin" || args[i+1].val == "-") && c.in != nil && c.in.kind == sNet {
 			c.r.download(c.in, "gdb") // curl … | gdb -x /dev/stdin
 		}
+		if args[i].known && (args[i].val == "-x" || args[i].val == "--command") {
+			c.programFile(args[i+1])
+		}
 		if !args[i].known || (args[i].val != "-ex" && args[i].val != "--ex" && args[i].val != "-eval-command" && args[i].val != "--eval-command") {
 			continue
 		}
 		i++
 		w := args[i]
 		if !w.known {
-			c.r.s.unknown(false, "gdb: a command not known statically: %s", w.arg)
+			// gdb commands run programs (shell, !, python): code unread.
+			c.r.s.opaque("gdb", outProg(w), "gdb: a command not known statically: %s", w.arg)
 			continue
 		}
 		cmd := strings.TrimSpace(w.val)
@@ -2588,4 +2636,120 @@ func hGdb(c *shCall) *shStream {
 		}
 	}
 	return c.filter()
+}
+
+// programFile records a program file named at run time that a program
+// runs (awk -f "$F", sed -f, make -f, gdb -x, lua "$F"): code run unread,
+// as bash "$F" is. A file named statically is a script by its path.
+func (c *shCall) programFile(f sword) {
+	if f.known {
+		return
+	}
+	c.r.s.opaque(c.prog, outProg(f), "%s runs a program file whose path is not known statically: %s", c.prog, f.arg)
+}
+
+// hPwd prints the working directory when it is known, so that
+// rm -rf "$(pwd)/.." or "$(cd ~ && pwd)" names its path.
+func hPwd(c *shCall) *shStream {
+	if cwd := c.r.s.cwd(); strings.HasPrefix(cwd, "/") {
+		return &shStream{kind: sText, text: cwd + "\n"}
+	}
+	return c.filter()
+}
+
+// hPrintenv prints a variable the reader knows (printenv HOME is the
+// agent's home).
+func hPrintenv(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), nil, false)
+	if len(p.ops) == 1 && p.ops[0].known {
+		if v, ok := c.r.lookup(p.ops[0].val); ok && (v == "" || strings.HasPrefix(v, "/") || !strings.HasPrefix(v, "~")) {
+			return &shStream{kind: sText, text: v + "\n"}
+		}
+	}
+	return c.filter()
+}
+
+// hPathOut prints what realpath, readlink -f, dirname and basename make of
+// paths known statically ("$(realpath ~)", "$(dirname ~/.bashrc)" name
+// the home); anything else is output not known.
+func hPathOut(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), shOpts("--relative-to --relative-base -s --suffix"), false)
+	if len(p.ops) == 0 {
+		return c.filter()
+	}
+	canon, multiple := c.prog == "realpath", false
+	for _, o := range p.opts {
+		n := o.name
+		switch {
+		case n == "--relative-to" || n == "--relative-base" || n == "-s" || n == "--suffix":
+			return c.filter() // output relative to a base, or a suffix cut
+		case n == "-a" || n == "--multiple":
+			multiple = true
+		case c.prog == "readlink" && (strings.HasPrefix(n, "--canonicalize") || (!strings.HasPrefix(n, "--") && strings.ContainsAny(n, "fem"))):
+			canon = true
+		case strings.HasPrefix(n, "--") && n != "--zero" && n != "--quiet" && n != "--silent" && n != "--no-newline" && n != "--logical" && n != "--physical" && !strings.HasPrefix(n, "--canonicalize"):
+			return c.filter() // an option not read
+		}
+	}
+	if c.prog == "readlink" && !canon {
+		return c.filter() // the target of a link: on disk
+	}
+	if c.prog == "basename" && len(p.ops) > 1 && !multiple {
+		return c.filter() // basename NAME SUFFIX
+	}
+	var b strings.Builder
+	for _, w := range p.ops {
+		if !w.known || w.val == "" {
+			return c.filter()
+		}
+		var out string
+		switch c.prog {
+		case "dirname":
+			out = path.Dir(strings.TrimRight(w.val, "/"))
+			if strings.Trim(w.val, "/") == "" {
+				out = "/"
+			}
+		case "basename":
+			out = path.Base(w.val)
+		default:
+			out = c.r.path(w.val, false)
+			if !strings.HasPrefix(out, "/") {
+				return c.filter()
+			}
+		}
+		b.WriteString(out)
+		b.WriteByte('\n')
+	}
+	return &shStream{kind: sText, text: b.String()}
+}
+
+// hLs prints the operands of ls -d named statically ($(ls -d ~) is the
+// home); a listing is output not known.
+func hLs(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), nil, false)
+	if len(p.ops) == 0 || len(p.opts) == 0 {
+		return c.filter()
+	}
+	dir := false
+	for _, o := range p.opts {
+		switch o.name {
+		case "-d", "--directory":
+			dir = true
+		case "-1":
+		default:
+			return c.filter()
+		}
+	}
+	if !dir {
+		return c.filter()
+	}
+	var b strings.Builder
+	for _, w := range p.ops {
+		if !w.known || w.glob || w.val == "" {
+			return c.filter()
+		}
+		b.WriteString(w.val)
+		b.WriteByte('\n')
+	}
+	return &shStream{kind: sText, text: b.String()}
 }

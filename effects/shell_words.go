@@ -27,6 +27,23 @@ type sword struct {
 
 func shLit(v string) sword { return sword{arg: v, val: v, known: true} }
 
+// shExpansionRE matches the parts of a word's source text that are
+// expanded at run time: parameters, command and arithmetic substitutions.
+var shExpansionRE = regexp.MustCompile("\\$\\{[^}]*\\}|\\$\\([^)]*\\)+|\\$[A-Za-z_][A-Za-z_0-9]*|\\$[0-9@*#?!$-]|`[^`]*`")
+
+// codeHidden reports whether a word not known statically has no literal
+// text at all once its expansions and quotes are taken out ("$P",
+// "$(cat f)"): given as code, none of that code is known, so what it runs
+// is not either. A word with literal code around its holes ("{print $1}",
+// "s/$A/$B/") is read for that code.
+func codeHidden(w sword) bool {
+	if w.known {
+		return false
+	}
+	rest := shExpansionRE.ReplaceAllString(w.arg, "")
+	return strings.Trim(rest, "\"' \t\n") == ""
+}
+
 // fieldBuilder accumulates the fields one shell word expands to. The
 // current field's text is built in a scratch buffer of the reader (one per
 // nesting level of words being expanded, reused from word to word), so a

@@ -40,9 +40,10 @@ func (s *state) payload(p map[string]any) {
 		}
 	}
 	t := &toolCall{s: s}
+	var names []string
 	for _, k := range []string{"tool_name", "tool", "name"} {
 		if n := s.stringFields(p, k); len(n) > 0 {
-			t.name = n[0]
+			t.name, names = n[0], n
 			if len(n) > 1 {
 				s.unknown(false, "tool: several tool names %q", n)
 			}
@@ -84,6 +85,13 @@ func (s *state) payload(p map[string]any) {
 	}
 	t.base = toolBase(t.name)
 	s.nested("tool", t.read)
+	// Tools differ in which of several names they take ("tool_name" and
+	// "Tool_Name"): the arguments are read as every one of them's.
+	for _, n := range names[min(1, len(names)):] {
+		other := *t
+		other.name, other.base = n, toolBase(n)
+		s.nested("tool", other.read)
+	}
 }
 
 // toolBase lower-cases a tool name and drops an MCP server prefix
