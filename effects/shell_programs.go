@@ -98,6 +98,11 @@ func init() {
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
 	}
+	for name := range execWrappers {
+		if _, ok := shPrograms[name]; !ok {
+			shPrograms[name] = hExecWrap
+		}
+	}
 }
 
 // shellNames are the programs read as POSIX/bash shells.
