@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -203,4 +204,105 @@ func execWrapStarts(args []sword, valued shOptSet, skip int) []int {
 	}
 	walk(0, 0, 0)
 	return out
+}
+
+// nodeScriptRunners are the package managers whose "run NAME" runs the
+// script NAME of the working directory's package.json through sh, and
+// the subcommand words that do it (yarn and pnpm also run a script named
+// as their first word; bun only with run).
+var nodeScriptRunners = map[string][]string{
+	"npm": {"run", "run-script", "rum", "urn"}, "pnpm": {"run"}, "yarn": {"run"}, "bun": {"run"},
+}
+
+// hNodePM reads npm, pnpm, yarn and bun: run NAME runs the package.json
+// script NAME (and npm's preNAME and postNAME) as sh does, read from what
+// the action wrote to package.json or from the disk; pkg set
+// scripts.NAME=CMD defines a command a later run runs, read now; exec,
+// dlx and x run the command in their remaining words (hExecWrap).
+func hNodePM(c *shCall) *shStream {
+	args := c.args()
+	i := 0
+	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
+		i++
+	}
+	if i >= len(args) || !args[i].known {
+		return c.filter()
+	}
+	sub := args[i].val
+	if lifecycle, ok := nodeLifecycle[sub]; ok && c.prog != "bun" {
+		// npm test, npm start, yarn test: the script of that name.
+		c.packageScripts(shLit(lifecycle))
+		return c.filter()
+	}
+	switch {
+	case slices.Contains(nodeScriptRunners[c.prog], sub) && i+1 < len(args):
+		c.packageScripts(args[i+1])
+		return c.filter()
+	case (c.prog == "yarn" || c.prog == "pnpm") && !strings.Contains(sub, "/") && !slices.Contains(nodePMCommands, sub):
+		c.packageScripts(args[i])
+		return c.filter()
+	case c.prog == "npm" && sub == "pkg" && i+2 < len(args) && args[i+1].known && args[i+1].val == "set":
+		for _, kv := range args[i+2:] {
+			if k, v, ok := strings.Cut(kv.val, "="); ok && kv.known && strings.HasPrefix(k, "scripts.") {
+				c.r.s.shellIn(v, nil)
+			} else if !kv.known {
+				c.r.s.opaque("sh", outProg(kv), "npm pkg set of a value not known statically: %s", kv.arg)
+			}
+		}
+		return c.filter()
+	}
+	if _, ok := execWrappers[c.prog]; ok {
+		return hExecWrap(c)
+	}
+	return c.filter()
+}
+
+// nodeLifecycle are the subcommands that run the package.json script of
+// the same name (npm's aliases included).
+var nodeLifecycle = map[string]string{"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop", "restart": "restart"}
+
+// nodePMCommands are yarn's and pnpm's own commands (anything else as a
+// first word is a script name).
+var nodePMCommands = []string{"add", "install", "i", "remove", "rm", "up", "upgrade", "update", "init", "create", "dlx", "exec",
+	"run", "test", "t", "publish", "pack", "link", "unlink", "why", "list", "ls", "info", "outdated", "audit", "cache", "config",
+	"set", "workspace", "workspaces", "import", "store", "prune", "rebuild", "patch", "patch-commit", "login", "logout",
+	"version", "versions", "help", "global", "bin", "root", "node", "env", "licenses", "dedupe", "fetch", "setup", "server",
+	"start", "stop", "restart", "plugin", "constraints", "explain", "npm", "search", "owner", "tag", "unplug", "up-interactive"}
+
+// packageScripts reads the package.json script a run names, with npm's
+// pre and post scripts.
+func (c *shCall) packageScripts(name sword) {
+	if !name.known {
+		c.r.s.opaque("sh", outProg(name), "%s runs a package.json script not known statically: %s", c.prog, name.arg)
+		return
+	}
+	p := c.r.path("package.json", false)
+	text, written := c.r.written[p]
+	if !written {
+		fs := c.r.s.ctx.FS
+		if fs == nil || !strings.HasPrefix(p, "/") {
+			return // not seen: as a script the harness cannot see
+		}
+		data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+		if err != nil || trunc {
+			return
+		}
+		text = string(data)
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if err := json.Unmarshal([]byte(text), &pkg); err != nil {
+		c.r.s.opaque("sh", "", "%s runs a script of %s, which is not JSON the analysis reads", c.prog, p)
+		return
+	}
+	if !written {
+		c.r.s.onDisk++ // the project's own scripts, as a script on disk
+		defer func() { c.r.s.onDisk-- }()
+	}
+	for _, n := range []string{"pre" + name.val, name.val, "post" + name.val} {
+		if cmd, ok := pkg.Scripts[n]; ok && cmd != "" {
+			c.r.s.shellIn(cmd, nil)
+		}
+	}
 }

@@ -1,6 +1,10 @@
 package effects
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestExecWrappers: programs that run the command in their remaining
 // words are read as that command, whatever options come before it.
@@ -75,4 +79,30 @@ func TestExecWrapStarts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPackageScripts: npm/yarn/pnpm/bun run NAME runs package.json's
+// script NAME through sh: written in the same action, or on disk.
+func TestPackageScripts(t *testing.T) {
+	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
+	for _, c := range []shellCase{
+		{cmd: `echo '{"scripts":{"x":"rm -rf ~"}}' > package.json && npm run x`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `echo '{"scripts":{"pretest":"rm -rf ~","test":"jest"}}' > package.json && npm test`, want: []Effect{eDelR("/home/ann"), eRun("jest")}},
+		{cmd: `echo '{"scripts":{"x":"rm -rf ~"}}' > package.json && yarn x`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `npm pkg set scripts.x='rm -rf ~' && npm run x`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `echo '{"scripts":{"build":"tsc -p ."}}' > package.json && pnpm run build`, want: []Effect{eRun("tsc")}},
+		{cmd: `echo '{"scripts":{"dev":"vite"}}' > package.json && yarn add lodash`, not: []Effect{eRun("vite")}},
+		{cmd: `npm run "$S"`, want: []Effect{eOpaqueInto("sh")}, unk: shUnkYes},
+	} {
+		checkShellCase(t, ctx, c)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts":{"clean":"rm -rf ~"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkShellCase(t, Context{Cwd: dir, Home: "/home/ann", User: "ann", FS: shTestFS{}},
+		shellCase{cmd: `npm run clean`, want: []Effect{eDelR("/home/ann")}})
 }

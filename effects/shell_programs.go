@@ -98,6 +98,9 @@ func init() {
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
 	}
+	for name := range nodeScriptRunners {
+		shPrograms[name] = hNodePM
+	}
 	for name := range execWrappers {
 		if _, ok := shPrograms[name]; !ok {
 			shPrograms[name] = hExecWrap
