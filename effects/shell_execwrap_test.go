@@ -93,6 +93,9 @@ func TestPackageScripts(t *testing.T) {
 		{cmd: `echo '{"scripts":{"build":"tsc -p ."}}' > package.json && pnpm run build`, want: []Effect{eRun("tsc")}},
 		{cmd: `echo '{"scripts":{"dev":"vite"}}' > package.json && yarn add lodash`, not: []Effect{eRun("vite")}},
 		{cmd: `npm run "$S"`, want: []Effect{eOpaqueInto("sh")}, unk: shUnkYes},
+		// make's default makefile, written by the same action
+		{cmd: "printf 'all:\\n\\trm -rf ~\\n' > Makefile && make", want: []Effect{eDelR("/home/ann")}},
+		{cmd: "printf 'all:\\n\\trm -rf ~\\n' > sub/Makefile && make -C sub", want: []Effect{eDelR("/home/ann")}},
 	} {
 		checkShellCase(t, ctx, c)
 	}

@@ -2558,7 +2558,22 @@ func hMake(c *shCall) *shStream {
 			c.file(Write, shLit(strings.TrimSpace(m[2])), func(e *Effect) { e.Append = m[1] == ">>" })
 		}
 	}
-	for _, f := range p.all("-f", "--file", "--makefile") {
+	files := p.all("-f", "--file", "--makefile")
+	if len(files) == 0 {
+		// make reads GNUmakefile, makefile or Makefile of its directory:
+		// one the action wrote is read as a named one is.
+		dir := "."
+		if d, ok := p.get("-C", "--directory"); ok && d.known {
+			dir = d.val
+		}
+		for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			if _, ok := c.r.written[c.r.path(dir+"/"+name, false)]; ok {
+				files = append(files, shLit(dir+"/"+name))
+				break
+			}
+		}
+	}
+	for _, f := range files {
 		text, ok := "", false
 		switch {
 		case f.known && (f.val == "-" || f.val == "/dev/stdin"):
