@@ -62,8 +62,8 @@ var execWrappers = map[string]execWrap{
 	"devbox":           {subs: []string{"run"}, valued: shOpts("-c --config -e --env --env-file")},
 	"aws-vault":        {subs: []string{"exec"}, skip: 1, valued: shOpts("-d --duration -t --mfa-token -n --region")},
 	"op":               {subs: []string{"run"}, valued: shOpts("--env-file --account")},
-	"doppler":          {subs: []string{"run"}, valued: shOpts("-p --project -c --config --command")},
-	"infisical":        {subs: []string{"run"}, valued: shOpts("--env --projectId --path --command")},
+	"doppler":          {subs: []string{"run"}, valued: shOpts("-p --project -c --config --command"), shell: shOpts("--command")},
+	"infisical":        {subs: []string{"run"}, valued: shOpts("--env --projectId --path --command"), shell: shOpts("--command")},
 	"chamber":          {subs: []string{"exec"}, valued: shOpts("-b --backend")},
 	"dotenv":           {valued: shOpts("-e -v -c")},
 	"gosu":             {skip: 1},
@@ -199,6 +199,18 @@ func execWrapStarts(args []sword, valued shOptSet, skip int) []int {
 			if !seen[p] {
 				seen[p] = true
 				out = append(out, p)
+			}
+			// mise x node@20 -- CMD: words before a later "--" may be the
+			// wrapper's own (a tool, a profile); the command after it is
+			// read too.
+			for q := p + 1; q < len(args); q++ {
+				if args[q].known && args[q].val == "--" {
+					if !seen[q+1] {
+						seen[q+1] = true
+						out = append(out, q+1)
+					}
+					break
+				}
 			}
 		}
 	}

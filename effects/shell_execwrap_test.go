@@ -33,6 +33,10 @@ func TestExecWrappers(t *testing.T) {
 		{cmd: `valgrind --leak-check=full rm -rf ~`, want: []Effect{eDelR("/home/ann")}},
 		{cmd: `toybox rm -rf ~`, want: []Effect{eDelR("/home/ann")}},
 		{cmd: `ssh-agent rm -rf ~`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `mise x node@20 -- rm -rf ~`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `doppler run --command='rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `infisical run --command 'rm -rf ~'`, want: []Effect{eDelR("/home/ann")}},
+		{cmd: `aws-vault exec prod --no-session -- rm -rf ~`, want: []Effect{eDelR("/home/ann")}},
 		// ordinary uses: the command is read, nothing else
 		{cmd: `uv run pytest -q`, want: []Effect{eRun("pytest")}},
 		{cmd: `poetry run python manage.py test`, want: []Effect{eRun("python"), eRead("/work/proj/manage.py")}, unk: shUnkAny},
@@ -67,6 +71,7 @@ func TestExecWrapStarts(t *testing.T) {
 		{w("--x=3", "rm"), nil, 0, []int{1}},
 		{w("-a", "--", "rm"), nil, 0, []int{2}},
 		{w("ann", "rm"), nil, 1, []int{1}},
+		{w("node@20", "--", "rm"), nil, 0, []int{0, 2}},
 	} {
 		got := execWrapStarts(c.args, c.valued, c.skip)
 		if len(got) != len(c.want) {
