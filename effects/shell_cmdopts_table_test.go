@@ -143,6 +143,9 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `Rscript -e 'system("rm -rf ~")'`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `octave --eval='system("rm -rf ~")'`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `octave --eval 'disp(1+1)'`},
+	{cmd: `osascript -e 'do shell script "rm -rf ~"'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `osascript -e 'tell app "Terminal" to do script "rm -rf ~"'`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `osascript -e 'do shell script x'`, want: []Effect{eOpaqueInto("osascript")}, unk: shUnkYes},
 	// ---- compilers, assemblers and linkers write their output ----
 	{cmd: `gcc -x c /dev/null -o /etc/shadow`, want: []Effect{eWrite("/etc/shadow")}},
 	{cmd: `cc -o/usr/local/bin/x x.c`, want: []Effect{eWrite("/usr/local/bin/x")}},

@@ -233,6 +233,16 @@ var nodeScriptRunners = map[string][]string{
 // dlx and x run the command in their remaining words (hExecWrap).
 func hNodePM(c *shCall) *shStream {
 	args := c.args()
+	if c.prog == "bun" {
+		// bun is also a JavaScript runtime (bun -e, bun run FILE): run
+		// NAME reads package.json's script NAME, and the runtime's reader
+		// reads the rest.
+		if len(args) > 1 && args[0].known && args[0].val == "run" && args[1].known &&
+			!strings.ContainsAny(args[1].val, "./") && !strings.HasPrefix(args[1].val, "-") {
+			c.packageScripts(args[1])
+		}
+		return hNode(c)
+	}
 	i := 0
 	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
 		i++

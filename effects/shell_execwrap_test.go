@@ -98,6 +98,8 @@ func TestPackageScripts(t *testing.T) {
 		{cmd: `echo '{"scripts":{"build":"tsc -p ."}}' > package.json && pnpm run build`, want: []Effect{eRun("tsc")}},
 		{cmd: `echo '{"scripts":{"dev":"vite"}}' > package.json && yarn add lodash`, not: []Effect{eRun("vite")}},
 		{cmd: `npm run "$S"`, want: []Effect{eOpaqueInto("sh")}, unk: shUnkYes},
+		{cmd: `echo '{"scripts":{"x":"rm -rf ~"}}' > package.json && bun run x`, want: []Effect{eDelR("/home/ann")}, unk: shUnkAny},
+		{cmd: `bun -e 'require("fs").rmSync(require("os").homedir(),{recursive:true})'`, want: []Effect{eDelR("/home/ann")}},
 		// make's default makefile, written by the same action
 		{cmd: "printf 'all:\\n\\trm -rf ~\\n' > Makefile && make", want: []Effect{eDelR("/home/ann")}},
 		{cmd: "printf 'all:\\n\\trm -rf ~\\n' > sub/Makefile && make -C sub", want: []Effect{eDelR("/home/ann")}},

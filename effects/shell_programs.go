@@ -93,7 +93,7 @@ func init() {
 		"gcc": hCompile, "g++": hCompile, "cc": hCompile, "c++": hCompile, "clang": hCompile, "clang++": hCompile,
 		"tcc": hCompile, "gfortran": hCompile, "gccgo": hCompile, "rustc": hCompile, "ld": hCompile, "ld.lld": hCompile,
 		"ld.gold": hCompile, "ld.bfd": hCompile, "as": hCompile, "nasm": hCompile, "yasm": hCompile, "make": hMake, "gmake": hMake, "socket": hForeign, "ztcp": hForeign,
-		"powershell": hForeign, "pwsh": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps, "R": hForeign,
+		"powershell": hForeign, "pwsh": hForeign, "osascript": hForeign, "gdb": hGdb, "go": hGo, "sqlite3": hSqlite, "sqlite": hSqlite, "unshadow": hReadOps, "R": hForeign,
 	}
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
@@ -2440,8 +2440,9 @@ func hForeign(c *shCall) *shStream {
 var (
 	// A command given literally to a runner of a language the analysis
 	// does not parse: Lua's os.execute("cmd")/io.popen("cmd"), Tcl's and
-	// expect's exec/spawn words, Julia's run(`cmd`).
-	foreignCmdRE = regexp.MustCompile(`(?:os\.execute|io\.popen|\bsystem)\s*\(?\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|\[\[([^\]]*)\]\])|(?m)(?:^|[\[;{])\s*(?:exec|spawn)\s+([^\]\n;}]+)|\brun\s*\(\s*` + "`([^`]*)`")
+	// expect's exec/spawn words, Julia's run(`cmd`), AppleScript's do
+	// shell script "cmd" (and Terminal's do script "cmd").
+	foreignCmdRE = regexp.MustCompile(`(?:os\.execute|io\.popen|\bsystem)\s*\(?\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|\[\[([^\]]*)\]\])|(?m)(?:^|[\[;{])\s*(?:exec|spawn)\s+([^\]\n;}]+)|\brun\s*\(\s*` + "`([^`]*)`" + `|\bdo (?:shell )?script\s+"((?:[^"\\]|\\.)*)"`)
 	// A file opened for writing by a literal path: Java's FileWriter and
 	// FileOutputStream, PowerShell's Out-File/Set-Content/Add-Content
 	// (group 1), or open/io.open/fopen with a "w" or "a" mode (groups 2, 3).
@@ -2455,7 +2456,7 @@ var (
 	// download.file(URL, PATH)).
 	foreignDownloadRE = regexp.MustCompile(`\b(?:download(?:\.file|_file)?|cp|copy|urlretrieve)\s*\(\s*["'](https?://[^"'\s]+)["']\s*,\s*["']([/~][^"']*)["']`)
 	// Any way of running a command in those languages.
-	foreignRunnerRE = regexp.MustCompile(`os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem2?\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
+	foreignRunnerRE = regexp.MustCompile(`\bdo (?:shell )?script\b|os\.execute|io\.popen|\bexec\b|\bspawn\b|\bsystem2?\s*\(|\brun\s*\(|ProcessBuilder|getRuntime|\bpopen\b|\bopen\s*"?\||\bpipeline\s*\(|\bshell\s*\(`)
 )
 
 // foreignCommands reads the commands inline code of a language the
@@ -2477,7 +2478,7 @@ func (s *state) foreignCode(prog, code string) {
 	}
 	found := foreignCmdRE.FindAllStringSubmatch(code, -1)
 	for _, m := range found {
-		cmd := m[1] + m[2] + m[3] + m[4] + m[5]
+		cmd := m[1] + m[2] + m[3] + m[4] + m[5] + strings.ReplaceAll(m[6], `\"`, `"`)
 		if m[4] != "" {
 			cmd = strings.NewReplacer("{", "'", "}", "'").Replace(m[4]) // Tcl braces quote
 		}
