@@ -799,7 +799,7 @@ func homeExpr(t []scTok) int {
 	case (t[0].s == "$ENV" || t[0].s == "$_SERVER" || t[0].s == "$_ENV" || t[0].s == "ENV" || t[0].s == "process.env") &&
 		(is(1, "{") && home(2) && is(3, "}") || is(1, "[") && home(2) && is(3, "]")):
 		return 4
-	case (t[0].s == "getenv" || t[0].s == "os.getenv" || t[0].s == "ENV.fetch" || t[0].s == "System.getenv") && is(1, "(") && home(2) && is(3, ")"):
+	case (t[0].s == "getenv" || t[0].s == "os.getenv" || t[0].s == "ENV.fetch" || t[0].s == "System.getenv" || t[0].s == "Deno.env.get") && is(1, "(") && home(2) && is(3, ")"):
 		return 4
 	}
 	return 0
@@ -1344,6 +1344,14 @@ func (sc *scanner) node(name string, args [][]scTok) {
 			sc.add(Effect{Kind: Send, Detail: &Detail{URL: e.URL(), Host: e.Host(), Port: e.Port(), Source: sc.dataSource(args[1:])}})
 		}
 	default:
+		if strings.HasPrefix(name, "Deno.") {
+			// Deno's file API: Deno.removeSync(p, {recursive: true}),
+			// Deno.writeTextFile(p, s), Deno.readTextFile(p), ….
+			if f, ok := denoFS[strings.TrimSuffix(fn, "Sync")]; ok {
+				sc.fsOp(f, nodeFS[f], args)
+			}
+			return
+		}
 		if !uses("fs") && !uses("fs/promises") && !uses("fs-extra") {
 			return
 		}
@@ -1395,6 +1403,13 @@ func (sc *scanner) dataSource(args [][]scTok) string {
 	}
 	return "data"
 }
+
+// denoFS are Deno's file functions (without Sync) as the Node function
+// whose effect they have.
+var denoFS = map[string]string{"remove": "rm", "writeTextFile": "writeFile", "writeFile": "writeFile",
+	"readTextFile": "readFile", "readFile": "readFile", "readDir": "readdir", "rename": "rename",
+	"copyFile": "copyFile", "chmod": "chmod", "chown": "chown", "mkdir": "mkdir", "symlink": "symlink",
+	"link": "link", "truncate": "truncate", "open": "open", "create": "writeFile"}
 
 // nodeFS are Node's fs functions (without Sync) by effect.
 var nodeFS = map[string]Kind{"unlink": Delete, "rm": Delete, "rmdir": Delete, "writeFile": Write,

