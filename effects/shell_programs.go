@@ -2164,11 +2164,19 @@ var gitCloneOpts = shOpts("-b --branch -o --origin -u --upload-pack --reference 
 func hGit(c *shCall) *shStream {
 	args := c.args()
 	i := 0
+	worktree := shLit(".")
 	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
+		if args[i].val == "-C" && i+1 < len(args) {
+			worktree = args[i+1]
+		}
 		if args[i].val == "-C" || args[i].val == "-c" {
 			i++
 		}
 		i++
+	}
+	if i < len(args) && args[i].known && args[i].val == "clean" {
+		c.gitClean(worktree, args[i+1:])
+		return c.filter()
 	}
 	if i < len(args) && args[i].known && (args[i].val == "checkout" || args[i].val == "restore") {
 		c.gitPathspecs(args[i].val, args[i+1:])
@@ -2238,6 +2246,31 @@ func (c *shCall) tarTransformTarget(x, dir sword, abs bool) {
 		case dir.known:
 			c.file(Write, shLit(strings.TrimSuffix(dir.val, "/")+"/"+strings.TrimLeft(repl, "/")), nil)
 		}
+	}
+}
+
+// gitClean reads git clean -f: the untracked files of the working tree
+// (with -x the ignored ones too, -d whole directories) are deleted, under
+// the pathspecs given or the whole tree (DIR/*, recursive); -n, --dry-run
+// and -i delete nothing here.
+func (c *shCall) gitClean(dir sword, args []sword) {
+	p := c.parseOpts(args, shOpts("-e --exclude"), false)
+	if !p.has("-f", "--force") || p.has("-n", "--dry-run", "-i", "--interactive") {
+		return
+	}
+	if len(p.ops) == 0 {
+		if !dir.known {
+			c.r.s.unknown(false, "git clean: a working tree not known statically: %s", dir.arg)
+			return
+		}
+		c.file(Delete, shLit(strings.TrimSuffix(dir.val, "/")+"/*"), func(e *Effect) { e.Recursive = true })
+		return
+	}
+	for _, o := range p.ops {
+		if o.known && !strings.HasPrefix(o.val, "/") && dir.known && dir.val != "." {
+			o = shLit(strings.TrimSuffix(dir.val, "/") + "/" + o.val)
+		}
+		c.file(Delete, o, func(e *Effect) { e.Recursive = true })
 	}
 }
 
