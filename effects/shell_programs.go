@@ -86,7 +86,7 @@ func init() {
 		"eval": hEval, "source": hSource, ".": hSource, "trap": hTrap, "unset": hUnset,
 		"read": hRead, "mapfile": hRead, "readarray": hRead, "set": hSet, "shift": hShift,
 		"export": hExport, "declare": hExport, "typeset": hExport, "local": hExport, "readonly": hExport,
-		"crontab": hCrontab, "git": hGit,
+		"crontab": hCrontab, "git": hGit, "shopt": hShopt,
 		"lua": hForeign, "luajit": hForeign, "tclsh": hForeign, "wish": hForeign, "jjs": hForeign,
 		"jrunscript": hForeign, "julia": hForeign, "expect": hForeign, "octave": hForeign, "octave-cli": hForeign,
 		"Rscript": hForeign, "groovy": hForeign, "racket": hForeign, "guile": hForeign, "elixir": hForeign, "sbcl": hForeign,
@@ -2272,6 +2272,23 @@ func (c *shCall) gitClean(dir sword, args []sword) {
 		}
 		c.file(Delete, o, func(e *Effect) { e.Recursive = true })
 	}
+}
+
+// hShopt reads shopt -s dotglob and -u dotglob: whether the script's
+// globs match names with a leading dot from here on.
+func hShopt(c *shCall) *shStream {
+	p := c.parseOpts(c.args(), nil, false)
+	for _, o := range p.ops {
+		if o.known && o.val == "dotglob" {
+			switch {
+			case p.has("-s"):
+				c.r.s.dotglob = true
+			case p.has("-u"):
+				c.r.s.dotglob = false
+			}
+		}
+	}
+	return c.filter()
 }
 
 // gitExtCommand splits the command of a git ext:: URL into words as

@@ -842,12 +842,12 @@ func (r *sh) glob(out []sword, w sword) []sword {
 	fs := r.s.ctx.FS
 	if fs == nil {
 		w.val = w.arg
-		return append(out, w)
+		return r.dotVariants(append(out, w), w)
 	}
 	abs := r.s.resolve(w.val)
 	if !strings.HasPrefix(abs, "/") {
 		w.val = w.arg
-		return append(out, w)
+		return r.dotVariants(append(out, w), w)
 	}
 	matches, err := fs.Glob(abs, MaxGlobMatches+1)
 	if errors.Is(err, ErrGlobTooLarge) {
@@ -855,7 +855,7 @@ func (r *sh) glob(out []sword, w sword) []sword {
 	}
 	if err != nil || len(matches) == 0 {
 		w.val = w.arg
-		return append(out, w)
+		return r.dotVariants(append(out, w), w)
 	}
 	if len(matches) > MaxGlobMatches {
 		r.s.unknown(true, "pattern %s matches more than %d paths", w.arg, MaxGlobMatches)
@@ -863,6 +863,42 @@ func (r *sh) glob(out []sword, w sword) []sword {
 	}
 	for _, m := range matches {
 		out = append(out, sword{arg: m, val: m, known: true, pat: abs})
+	}
+	return out
+}
+
+// dotVariants adds, under dotglob, the spellings of a pattern kept as
+// written whose elements starting with * or ? start with a dot: what else
+// it may match (~/*/id_rsa is also ~/.*/id_rsa, so ~/.ssh/id_rsa), one
+// element at a time and all of them together, for the rules that judge a
+// pattern by what it may name.
+func (r *sh) dotVariants(out []sword, w sword) []sword {
+	if !r.s.dotglob {
+		return out
+	}
+	elems := strings.Split(w.val, "/")
+	var at []int
+	for i, e := range elems {
+		if e != "" && (e[0] == '*' || e[0] == '?') {
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 || len(at) > 8 {
+		return out
+	}
+	variant := func(idx ...int) sword {
+		es := append([]string(nil), elems...)
+		for _, i := range idx {
+			es[i] = "." + es[i]
+		}
+		v := strings.Join(es, "/")
+		return sword{arg: v, val: v, known: true, glob: true}
+	}
+	for _, i := range at {
+		out = append(out, variant(i))
+	}
+	if len(at) > 1 {
+		out = append(out, variant(at...))
 	}
 	return out
 }
