@@ -143,7 +143,14 @@ func celPathMayMatch(p, patterns ref.Val) ref.Val {
 		return err
 	}
 	g := strings.Split(s, "/")
-	for _, elems := range pl.elems {
+	gDot := false
+	for _, e := range g {
+		gDot = gDot || strings.HasPrefix(e, ".") || strings.HasPrefix(e, `\.`)
+	}
+	for i, elems := range pl.elems {
+		if pl.dot[i] && !gDot {
+			continue // a dot element no element of the glob can name
+		}
 		if mayMatchElems(elems, g, 0, false) {
 			return types.True
 		}
@@ -160,6 +167,11 @@ var patternLists sync.Map
 type patternList struct {
 	elems [][]string
 	lits  []string
+	// dot says a pattern has an element that starts with a dot (**/.ssh/
+	// id_*): only a glob with an element that starts with a dot may name
+	// what it matches, since bash's * and ? skip dot files (under dotglob
+	// the effects carry the dotted spellings of a glob too).
+	dot []bool
 	// byLit lists the patterns by their longest literal element: a path
 	// matches a pattern only if one of its elements is that literal.
 	// always holds the patterns with no literal element.
@@ -207,8 +219,13 @@ func newPatternList(ps []string) *patternList {
 			}
 			pl.byLit[lit] = append(pl.byLit[lit], len(pl.elems))
 		}
+		dot := false
+		for _, e := range elems {
+			dot = dot || strings.HasPrefix(e, ".") && e != "." && e != ".."
+		}
 		pl.elems = append(pl.elems, elems)
 		pl.lits = append(pl.lits, lit)
+		pl.dot = append(pl.dot, dot)
 	}
 	return pl
 }

@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPathMayMatch(t *testing.T) {
 	cases := []struct {
@@ -33,6 +36,32 @@ func TestPathMayMatch(t *testing.T) {
 	for _, c := range cases {
 		if got := pathMayMatch(c.pattern, c.glob); got != c.want {
 			t.Errorf("pathMayMatch(%q, %q) = %v, want %v", c.pattern, c.glob, got, c.want)
+		}
+	}
+}
+
+// TestPathMayMatchDotFilter: the dot filter of path_may_match (a pattern
+// with a dot element is skipped for a glob with none) never skips a
+// pattern the glob may name: element by element matching agrees.
+func TestPathMayMatchDotFilter(t *testing.T) {
+	pats := []string{"**/.ssh/id_*", "**/.aws/credentials", "/etc/shadow", "/etc/**/*.key", "**/privkey*.pem",
+		"**/.config/gcloud/**", "~/.ssh/*", "/var/run/secrets/**", "**/.env", "**/.netrc", "**/.ssh", "/root/.*",
+		"**/site-packages/*.pth", "**/.gnupg/**", "**/Library/Keychains/**"}
+	globs := []string{"/w/bin/*", "/home/ann/*/id_rsa", "/home/ann/.*/id_rsa", "/home/ann/.ssh/*", "/etc/*",
+		"/etc/ssl/*/*.key", "/w/*.pem", "/w/.e*", "/home/ann/.ss?/id_rsa", "/w/build/**/*.o", "/home/*/.aws/*",
+		"/srv/*/*.key", "/*/shadow", `/home/ann/\.ssh/*`, "/root/*", "/root/.*", "/home/ann/*", "/home/ann/.*",
+		"/usr/lib/python3/*/x.pth", "/home/ann/Library/*/login.keychain-db"}
+	pl := newPatternList(pats)
+	for _, g := range globs {
+		ge := strings.Split(g, "/")
+		gDot := false
+		for _, e := range ge {
+			gDot = gDot || strings.HasPrefix(e, ".") || strings.HasPrefix(e, `\.`)
+		}
+		for i, el := range pl.elems {
+			if mayMatchElems(el, ge, 0, false) && pl.dot[i] && !gDot {
+				t.Errorf("%s may name what %s matches, but the filter skips it", g, pats[i])
+			}
 		}
 	}
 }
