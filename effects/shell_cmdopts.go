@@ -398,19 +398,10 @@ func (c *shCall) gitConfigFile(f sword, depth int) {
 		c.r.s.opaque("sh", "", "git: settings included more than 4 levels deep: %s", p)
 		return
 	}
-	text, ok := c.r.written[p]
+	text, ok := c.r.batchFile(p)
 	if !ok {
-		fs := c.r.s.ctx.FS
-		if fs == nil || !strings.HasPrefix(p, "/") {
-			c.r.s.opaque("sh", "", "git reads settings from %s, which the analysis cannot see", p)
-			return
-		}
-		data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
-		if err != nil || trunc {
-			c.r.s.opaque("sh", "", "git reads settings from %s, which the analysis could not read", p)
-			return
-		}
-		text = string(data)
+		c.r.s.opaque("sh", "", "git reads settings from %s, which the analysis cannot see or read", p)
+		return
 	}
 	c.r.s.add(Effect{Kind: Read, Program: "git", Path: p})
 	section := ""

@@ -299,17 +299,10 @@ func (c *shCall) packageScripts(name sword) {
 		return
 	}
 	p := c.r.path("package.json", false)
-	text, written := c.r.written[p]
-	if !written {
-		fs := c.r.s.ctx.FS
-		if fs == nil || !strings.HasPrefix(p, "/") {
-			return // not seen: as a script the harness cannot see
-		}
-		data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
-		if err != nil || trunc {
-			return
-		}
-		text = string(data)
+	_, written := c.r.written[p]
+	text, ok := c.r.batchFile(p)
+	if !ok {
+		return // not seen: as a script the harness cannot see
 	}
 	var pkg struct {
 		Scripts map[string]string `json:"scripts"`

@@ -844,9 +844,10 @@ func (c *shCall) sessionGet(f []string, base, host, port string) {
 	c.downloadTo(strings.TrimSuffix(base, "/")+"/"+strings.TrimPrefix(f[1], "/"), host, port, shLit(local))
 }
 
-// batchFile is the text of a file of commands a program runs (sftp -b
-// FILE): written earlier in the action, or read where the harness can see
-// it, as a script run by its path is.
+// batchFile is the text of a file a program reads its commands or
+// settings from (sftp -b FILE, a git config include, package.json):
+// written earlier in the action, or read where the harness can see it,
+// within MaxScriptBytes, as a script run by its path is.
 func (r *sh) batchFile(p string) (string, bool) {
 	if text, ok := r.written[p]; ok {
 		return text, true
