@@ -122,6 +122,10 @@ func hExecWrap(c *shCall) *shStream {
 	for j := i; j < len(args); j++ {
 		a := args[j]
 		if !a.known || !strings.HasPrefix(a.val, "-") {
+			if a.known && agentOfPackage(a.val) != "" {
+				// npx @anthropic-ai/claude-code ARGS runs claude ARGS.
+				return c.r.run(append([]sword{shLit(agentOfPackage(a.val))}, args[j+1:]...), c.in, c.env)
+			}
 			if w.noCmd || a.known && a.val == "--" {
 				continue
 			}

@@ -98,6 +98,9 @@ func init() {
 	for _, s := range shellNames {
 		shPrograms[s] = hShell
 	}
+	for name := range codingAgents {
+		shPrograms[name] = hAgent
+	}
 	for name := range nodeScriptRunners {
 		shPrograms[name] = hNodePM
 	}
@@ -1752,7 +1755,16 @@ func hEnv(c *shCall) *shStream {
 		switch {
 		case a.val == "--":
 			return c.r.run(args[i+1:], c.in, env)
-		case a.val == "-u" || a.val == "--unset" || a.val == "-C" || a.val == "--chdir" || a.val == "-P":
+		case a.val == "-i" || a.val == "--ignore-environment" || a.val == "-":
+			// Every variable unset: HOME among them, which the coding
+			// agents read their settings from (shell_agents.go).
+			env = append(env, shAssign{name: "HOME", val: sword{arg: "(unset)"}})
+		case (a.val == "-u" || a.val == "--unset") && i+1 < len(args):
+			i++
+			env = append(env, shAssign{name: args[i].val, val: sword{arg: "(unset)"}})
+		case strings.HasPrefix(a.val, "--unset="):
+			env = append(env, shAssign{name: strings.TrimPrefix(a.val, "--unset="), val: sword{arg: "(unset)"}})
+		case a.val == "-C" || a.val == "--chdir" || a.val == "-P":
 			i++
 		case a.val == "-S" || a.val == "--split-string" || strings.HasPrefix(a.val, "--split-string=") || strings.HasPrefix(a.val, "-S") && len(a.val) > 2:
 			var s sword
