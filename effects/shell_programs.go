@@ -54,7 +54,7 @@ func init() {
 		"http": hHttpie, "https": hHttpie, "xh": hHttpie, "xhs": hHttpie,
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
-		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill, "slay": hSlay,
+		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill, "slay": hSlay, "killall5": hKillall5,
 		"systemctl": hSystemctl, "service": hService,
 		// privileges
 		"sudo": hSudo, "doas": hSudo, "su": hSu, "runuser": hRunuser, "pkexec": hPkexec,
@@ -1538,6 +1538,20 @@ func hSlay(c *shCall) *shStream {
 	if len(targets) > 0 {
 		c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: "KILL", Targets: targets}})
 	}
+	return nil
+}
+
+// hKillall5 reads killall5 [-SIG] [-o PID]…: every process but the
+// kernel's and the caller's session gets the signal ("-1").
+func hKillall5(c *shCall) *shStream {
+	sig := "TERM"
+	for _, a := range c.args() {
+		if a.known && len(a.val) > 1 && a.val[0] == '-' && a.val != "-o" {
+			sig = shSignalName(a.val[1:])
+			break
+		}
+	}
+	c.r.s.add(Effect{Kind: Signal, Program: c.prog, Detail: &Detail{Signal: sig, Targets: []string{"-1"}}})
 	return nil
 }
 

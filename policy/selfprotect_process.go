@@ -380,16 +380,42 @@ func (g *guard) isLocal(h string) bool {
 // stopsHarness: a Signal effect aimed at the harness: its pid or process
 // group, every process (-1), the processes of a user (a selector and no
 // pattern), a pkill or killall pattern that matches its name (or, with
-// -f, its command line), a systemctl or service stop of its unit; or a
-// kill of a pid found at run time next to a pgrep or pidof that finds the
-// harness (kill $(pgrep ahp)).
+// -f, its command line), a systemctl or service stop of its unit; a
+// debugger, tracer or priority tool aimed at its pid, a read or write of
+// its /proc/PID files, a write that freezes a cgroup (selfprotect_attach.go);
+// or any of these with a pid found at run time next to a pgrep or pidof
+// that finds the harness (kill $(pgrep ahp), gdb -p $(pidof ahp)).
 func (a *spAction) stopsHarness() bool {
 	lookup, killUnknown := false, false
 	for i, e := range a.acts {
 		switch e.Kind {
+		case effects.Read, effects.Write, effects.Create:
+			switch a.procHit(e.Path) {
+			case hitYes:
+				return true
+			case hitUnknown:
+				killUnknown = true
+			}
+			if freezesCgroup(e) {
+				return true
+			}
 		case effects.Run:
 			if (e.Program == "pgrep" || e.Program == "pidof") && a.patternsHitHarness(e.Program, argvOperands(e.Argv)) {
 				lookup = true
+			}
+			switch a.attachHit(e) {
+			case hitYes:
+				return true
+			case hitUnknown:
+				killUnknown = true
+			}
+			for _, w := range e.Argv[min(1, len(e.Argv)):] {
+				switch a.procHit(w) {
+				case hitYes:
+					return true
+				case hitUnknown:
+					killUnknown = true
+				}
 			}
 			if a.psLookupHitsHarness(e) {
 				lookup = true
