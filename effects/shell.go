@@ -24,6 +24,10 @@ type shVar struct {
 	val      string
 	known    bool
 	exported bool
+	// out is the process listing a value not known came from
+	// (p=$(pgrep sshd), for p in $(pgrep sshd), ... | while read p):
+	// its pids (shell_pids.go).
+	out *shStream
 }
 
 // shEnv is what a nested shell starts with: the exported variables of the
@@ -231,6 +235,10 @@ type shStream struct {
 	prog string   // the producing program (sOutput)
 	from []string // files the producer read (sOutput)
 	lost string   // a file named at run time, as written (sOutput of an input redirection: < "$F")
+	// pids names the processes whose pids the output lists (pgrep sshd,
+	// ps aux | grep sshd: "sshd"; ps -e: "-1", every process), when it
+	// is a process listing (shell_pids.go).
+	pids []string
 }
 
 // source names a stream as the Source of a Send.
@@ -483,7 +491,7 @@ func (r *sh) forClause(c *syntax.ForClause, in *shStream) *shStream {
 	}
 	var out *shStream
 	for _, it := range items {
-		r.vars[name] = shVar{val: it.val, known: it.known}
+		r.vars[name] = shVar{val: it.val, known: it.known, out: pidStream(it.out)}
 		out = r.stmts(c.Do, in)
 	}
 	return out
@@ -598,7 +606,7 @@ func (r *sh) assignValue(a *syntax.Assign, ea shAssign, export bool) {
 		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
 		ea.val = sword{arg: ea.val.arg[:0]}
 	}
-	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported}
+	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported, out: pidStream(ea.val.out)}
 	if a.Append {
 		old := r.vars[ea.name]
 		v.val, v.known = old.val+v.val, old.known && v.known
@@ -713,6 +721,7 @@ func (r *sh) run(ws []sword, in *shStream, env []shAssign) *shStream {
 		}
 		out = c.filter()
 	}
+	out = shPidsThrough(c, out)
 	r.s.releaseCall(c)
 	return out
 }

@@ -892,7 +892,7 @@ func hRead(c *shCall) *shStream {
 	c.r.cow()
 	p := c.parseOpts(c.args(), shOpts("-p -d -n -N -t -u -a -i -C -c -s"), false)
 	for _, w := range p.ops {
-		c.r.vars[w.val] = shVar{}
+		c.r.vars[w.val] = shVar{out: pidStream(c.in)}
 	}
 	if a, ok := p.get("-a"); ok {
 		c.r.vars[a.val] = shVar{}

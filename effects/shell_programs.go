@@ -3,6 +3,7 @@ package effects
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,6 +56,7 @@ func init() {
 		"ping": hPing, "ping6": hPing, "traceroute": hPing,
 		// processes
 		"kill": hKill, "pkill": hPkill, "killall": hPkill, "skill": hPkill, "slay": hSlay, "killall5": hKillall5,
+		"pgrep": hPgrep, "pidof": hPgrep, "ps": hPs,
 		"systemctl": hSystemctl, "service": hService,
 		// privileges
 		"sudo": hSudo, "doas": hSudo, "su": hSu, "runuser": hRunuser, "pkexec": hPkexec,
@@ -1404,7 +1406,7 @@ func hXargs(c *shCall) *shStream {
 		known = true
 	}
 	if !known {
-		items = []sword{{arg: "(stdin)"}}
+		items = []sword{{arg: "(stdin)", out: pidStream(c.in)}}
 	}
 	if len(items) > maxLoopItems {
 		items = items[:maxLoopItems]
@@ -1455,6 +1457,13 @@ func hKill(c *shCall) *shStream {
 			targets = append(targets, a.arg)
 			if !a.known {
 				targets = append(targets, shPidSourceNames(a.arg)...)
+				if a.out != nil {
+					for _, n := range a.out.pids {
+						if !slices.Contains(targets, n) {
+							targets = append(targets, n)
+						}
+					}
+				}
 			}
 		}
 	}

@@ -418,6 +418,11 @@ func (r *sh) parts(b *fieldBuilder, parts []syntax.WordPart, quoted, split bool,
 			v, known := r.param(p)
 			if !known {
 				b.unknownPart(false)
+				if pe := p; pe.Param != nil && pe.Exp == nil && pe.Repl == nil && pe.Slice == nil && pe.Index == nil {
+					if sv := r.vars[pe.Param.Value]; sv.out != nil {
+						b.out = sv.out // a pid from a process listing
+					}
+				}
 				continue
 			}
 			r.expansion(b, v, quoted, split)

@@ -146,7 +146,7 @@ func TestEffectPacksExamples(t *testing.T) {
 		`skill -KILL -u www-data`:                                               "self_protection.stop_harness", // a whole user's processes may include the harness
 		`sudo docker kill $(docker ps -q)`:                                      "process_control.all_containers",
 		`sudo systemctl isolate rescue.target`:                                  "process_control.isolate",
-		`ps -ef | awk '{print $2}' | xargs -r kill -9`:                          "process_control.ps_pipeline",
+		`ps -ef | awk '{print $2}' | xargs -r kill -9`:                          "self_protection.stop_harness", // every process (ps's whole listing), the harness's included
 		`sudo renice -n 19 -p 1`:                                                "process_control.attach_critical",
 		`python3 -c 'import os; os.kill(int(open("/run/sshd.pid").read()), 9)'`: "process_control.pid_lookup",
 		`busybox telnetd -l /bin/sh -p 2323`:                                    "remote_shell.shell_server",
