@@ -52,6 +52,11 @@ func eSig(sig string, targets ...string) Effect {
 func ePriv(prog string) Effect { return Effect{Kind: Privilege, Program: prog} }
 func eUnk() Effect             { return Effect{Kind: Unknown} }
 func eLimit() Effect           { return Effect{Kind: Unknown, Limit: true} }
+
+// agentUnk is the start of a coding agent without its hooks.
+func agentUnk(prog string) Effect {
+	return Effect{Kind: Unknown, Program: prog, Detail: &Detail{Into: "agent"}}
+}
 func eRemote(e Effect, host string) Effect {
 	e.detail().Remote = host
 	return e
