@@ -1582,7 +1582,7 @@ func (p *py) run(argv []pyVal, a *pyArgs) {
 		p.unknownf("arguments not known before run time: %s", snippet(a.text))
 	}
 	p.started(path.Base(words[0]))
-	line := p.cwdPrefix(a) + JoinArgv(words)
+	line := p.cwdPrefix(a) + agentEnvPrefix(path.Base(words[0]), a) + JoinArgv(words)
 	if unknown {
 		// An unknown word is a variable the shell reader does not know.
 		line = strings.ReplaceAll(line, "'"+pyHole+"'", `"${AHP_UNKNOWN}"`)

@@ -48,6 +48,12 @@ var codingAgents = map[string]agentSpec{
 	},
 }
 
+// shRunAsVar is the name under which sudo, su and doas record the user a
+// command runs as when it is not the agent's own (a name no script can
+// write, kept with the exported variables so that sh -c under sudo sees
+// it): a coding agent run so reads that user's settings.
+const shRunAsVar = "\x00runas"
+
 // agentPackages are the npm packages of the coding agents, run by npx,
 // bunx, pnpm dlx or npm exec.
 var agentPackages = map[string]string{
@@ -63,6 +69,31 @@ func agentOfPackage(spec string) string {
 		spec = spec[:i]
 	}
 	return agentPackages[spec]
+}
+
+// agentEnvPrefix is what a Python call that starts a coding agent with an
+// environment of its own (subprocess.run([...], env=E)) gives the shell
+// line it is read as: HOME not known, unless E is os.environ spread once
+// with none of the agent's variables named ({**os.environ, "KEY": k}),
+// which keeps its home. The reader does not model dictionaries; any
+// other environment may move or drop HOME.
+func agentEnvPrefix(prog string, a *pyArgs) string {
+	spec, ok := codingAgents[prog]
+	if _, has := a.kw["env"]; !ok || !has {
+		return ""
+	}
+	t := a.text
+	keeps := strings.Contains(t, "**os.environ") && strings.Count(t, "**") == 1
+	for name := range spec.dirs {
+		keeps = keeps && !strings.Contains(t, name)
+	}
+	for _, name := range spec.vars {
+		keeps = keeps && !strings.Contains(t, name)
+	}
+	if keeps {
+		return ""
+	}
+	return `HOME="${AHP_UNKNOWN}" `
 }
 
 // hAgent reads the start of a coding agent: an Unknown into "agent" when
@@ -101,6 +132,9 @@ func (c *shCall) agentUnhooked(prog string) string {
 		if !val.known || home == "" || path.Clean(val.val) != path.Clean(want) {
 			return name + "=" + val.arg
 		}
+	}
+	if u, set := c.agentVar(shRunAsVar); set {
+		return "run as " + u.arg + ", with that user's home"
 	}
 	for _, name := range spec.vars {
 		if val, set := c.agentVar(name); set && (!val.known || val.val != "") {

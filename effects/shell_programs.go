@@ -1627,11 +1627,13 @@ func hSudo(c *shCall) *shStream {
 		return nil
 	}
 	rest := p.rest
+	user, _ := p.get("-u", "--user")
+	env := c.asUser(user)
 	if p.has("-s", "--shell", "-i", "--login") {
 		if len(rest) == 0 {
-			return c.r.run([]sword{shLit("sh")}, c.in, c.env)
+			return c.r.run([]sword{shLit("sh")}, c.in, env)
 		}
-		return c.r.run(append([]sword{shLit("sh"), shLit("-c")}, shJoinWords(rest)), c.in, c.env)
+		return c.r.run(append([]sword{shLit("sh"), shLit("-c")}, shJoinWords(rest)), c.in, env)
 	}
 	// sudo VAR=value cmd
 	for len(rest) > 0 && rest[0].known && shIsAssignWord(rest[0].val) {
@@ -1639,7 +1641,21 @@ func hSudo(c *shCall) *shStream {
 		c.r.commandVar(n, shLit(v))
 		rest = rest[1:]
 	}
-	return c.r.run(rest, c.in, c.env)
+	return c.r.run(rest, c.in, env)
+}
+
+// asUser returns the environment of a command c runs as user ("" is
+// root): c's, and, when that is not the agent's own user, the user it runs
+// as (shRunAsVar), which the coding agents read as another home.
+func (c *shCall) asUser(user sword) []shAssign {
+	name := "root"
+	if user.arg != "" {
+		name = user.arg
+	}
+	if user.arg == "" && c.r.s.ctx.User == "root" || user.known && user.val == c.r.s.ctx.User && user.val != "" {
+		return c.env
+	}
+	return append(append([]shAssign(nil), c.env...), shAssign{name: shRunAsVar, val: sword{arg: name, val: name, known: user.known || user.arg == ""}})
 }
 
 func shIsAssignWord(s string) bool {
@@ -1687,11 +1703,18 @@ func hSu(c *shCall) *shStream {
 	if p.has(suInfoOpts...) {
 		return nil
 	}
+	user := sword{}
+	if len(p.ops) > 0 && !(p.ops[0].known && p.ops[0].val == "-") {
+		user = p.ops[0]
+	} else if len(p.ops) > 1 {
+		user = p.ops[1]
+	}
+	env := c.asUser(user)
 	if cmd, ok := p.get("-c", "--command", "--session-command"); ok {
-		c.shellText("su", cmd, nil)
+		c.shellText("su", cmd, &shEnv{vars: c.r.exported(env)})
 		return c.filter()
 	}
-	return c.r.run([]sword{shLit("sh")}, c.in, c.env)
+	return c.r.run([]sword{shLit("sh")}, c.in, env)
 }
 
 var runuserOpts = shOpts("-u --user -g --group -G --supp-group -c --command -s --shell -w --whitelist-environment --session-command")
