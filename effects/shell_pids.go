@@ -32,7 +32,7 @@ func hPgrep(c *shCall) *shStream {
 	p := c.parseOpts(c.args(), shOpts("-d --delimiter -u --euid -U --uid -g --pgroup -G --group -P --parent -t --terminal -F --pidfile --ns --nslist -o --older-than -y --younger-than -s --session -c --context -o"), false)
 	var names []string
 	for _, w := range p.ops {
-		names = append(names, pidPattern(w.arg))
+		names = append(names, pidPattern(w.arg, p.has("-i", "--ignore-case"))...)
 	}
 	if u, ok := p.get("-u", "--euid", "-U", "--uid"); ok && len(names) == 0 {
 		names = append(names, "user:"+u.arg)
@@ -88,12 +88,26 @@ var pidFilters = map[string]bool{
 // written so that grep does not match its own command line).
 var shOneCharClassRE = regexp.MustCompile(`\[([^\]^\\])\]`)
 
-// pidPattern is a filter's pattern as the name it selects: [s]shd is sshd.
-func pidPattern(p string) string {
-	if strings.IndexByte(p, '[') < 0 {
-		return p
+// pidPattern is a filter's pattern as the names it selects: [s]shd is
+// sshd, an alternation sshd|cron (or sshd\|cron) both names, and a
+// case-insensitive pattern (fold) its lower case.
+func pidPattern(p string, fold bool) []string {
+	if strings.IndexByte(p, '[') >= 0 {
+		p = shOneCharClassRE.ReplaceAllString(p, "$1")
 	}
-	return shOneCharClassRE.ReplaceAllString(p, "$1")
+	if fold {
+		p = strings.ToLower(p)
+	}
+	if !strings.Contains(p, "|") {
+		return []string{p}
+	}
+	var out []string
+	for _, alt := range strings.Split(strings.ReplaceAll(p, `\|`, "|"), "|") {
+		if alt = strings.Trim(alt, "()"); alt != "" {
+			out = append(out, alt)
+		}
+	}
+	return out
 }
 
 // shAwkRE is an awk program's /regex/ pattern.
@@ -115,15 +129,16 @@ func shPidsThrough(c *shCall, out *shStream) *shStream {
 			out.pids = in.pids
 			return out
 		}
+		fold := p.has("-i", "--ignore-case") || c.prog == "rg" && p.has("-S", "--smart-case")
 		if e, ok := p.get("-e", "--regexp"); ok {
-			out.pids = []string{pidPattern(e.arg)}
+			out.pids = pidPattern(e.arg, fold)
 		} else if len(p.ops) > 0 {
-			out.pids = []string{pidPattern(p.ops[0].arg)}
+			out.pids = pidPattern(p.ops[0].arg, fold)
 		}
 	case "awk", "gawk", "mawk", "nawk":
 		for _, a := range c.args() {
 			for _, m := range shAwkRE.FindAllStringSubmatch(a.arg, 8) {
-				out.pids = append(out.pids, pidPattern(m[1]))
+				out.pids = append(out.pids, pidPattern(m[1], false)...)
 			}
 		}
 		if len(out.pids) == 0 {

@@ -1421,7 +1421,7 @@ func hXargs(c *shCall) *shStream {
 					if it.known {
 						ws[k] = sword{arg: w.arg, val: strings.ReplaceAll(w.val, repl.val, it.val), known: true, tree: it.tree}
 					} else {
-						ws[k] = sword{arg: w.arg}
+						ws[k] = sword{arg: w.arg, out: it.out}
 					}
 				}
 			}
@@ -1529,6 +1529,10 @@ func hPkill(c *shCall) *shStream {
 	var targets []string
 	for _, w := range p.ops {
 		targets = append(targets, w.arg)
+		if strings.Contains(w.arg, "|") {
+			// An alternation (pkill 'sshd|cron'): each name too.
+			targets = append(targets, pidPattern(w.arg, false)...)
+		}
 	}
 	if u, ok := p.get("-u", "--user", "--euid", "-U", "--uid"); ok {
 		targets = append(targets, "user:"+u.arg)

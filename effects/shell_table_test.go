@@ -630,6 +630,11 @@ var shellTable = []shellCase{
 	{cmd: `kill $(cat server.pid)`, want: []Effect{eSig("TERM", "$(cat server.pid)", "server")}},
 	{cmd: `ps -u ann -o pid= | xargs kill`, want: []Effect{eSig("TERM", "(stdin)")}},
 	{cmd: `seq 1 3 | xargs kill`, want: []Effect{eSig("TERM", "(stdin)")}},
+	{cmd: `pgrep sshd | xargs -I{} kill -9 {}`, want: []Effect{eSig("KILL", "{}", "sshd")}},
+	{cmd: `ps aux | grep -i SSHD | awk '{print $2}' | xargs kill`, want: []Effect{eSig("TERM", "(stdin)", "sshd")}},
+	{cmd: `ps aux | egrep 'sshd|cron' | awk '{print $2}' | xargs kill`, want: []Effect{eSig("TERM", "(stdin)", "sshd", "cron")}},
+	{cmd: `while read p; do kill $p; done < <(pgrep sshd)`, want: []Effect{eSig("TERM", "$p", "sshd")}},
+	{cmd: `pkill -9 'sshd|cron'`, want: []Effect{eSig("KILL", "sshd|cron", "sshd", "cron")}},
 	{cmd: `killall5 -9`, want: []Effect{eSig("KILL", "-1")}},
 	{cmd: `/sbin/killall5`, want: []Effect{eSig("TERM", "-1")}},
 
