@@ -141,7 +141,7 @@ for f in files:
 	{"python", `import os
 def clean(path):
     os.remove(path)
-clean("/etc/passwd")`, []string{"unknown"}},
+clean("/etc/passwd")`, []string{"delete /etc/passwd"}},
 	{"python", `import os; os.remove("{}/x".format(base))`, []string{"unknown"}},
 	{"python", `import os; os.remove(sys.argv[1])`, []string{"unknown"}},
 	{"python", `import os; (p := "/etc/passwd") and os.remove(p)`, []string{"delete /etc/passwd"}},

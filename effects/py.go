@@ -51,6 +51,9 @@ type pyObj struct {
 	sock       *pyObj // fd: the socket it belongs to
 	pid        string // proc: the pid ("*" for any)
 	shellFd    bool   // socket: duplicated onto the standard streams
+	fn         *pyFunc          // func: a function the code defines (py_funcs.go)
+	cls        *pyClass         // class, instance: a class the code defines
+	attrs      map[string]pyVal // instance: its attributes
 }
 
 func pyS(s string) pyVal { return pyVal{k: pyStr, s: s} }
@@ -107,6 +110,7 @@ func (v pyVal) str() (string, bool) {
 type pyScope struct {
 	vars   map[string]pyVal
 	parent *pyScope
+	class  *pyClass // a class body's scope
 }
 
 func (sc *pyScope) get(name string) (pyVal, bool) {
@@ -129,6 +133,11 @@ type py struct {
 	procs   []string // in a loop over psutil.process_iter(): the processes it picks
 	steps   int
 	runners bool // the code names a module or builtin that runs programs or code
+	funcs   []*pyFunc // functions the code defines (py_funcs.go)
+	frame   *pyFrame  // the call of a local function being read
+	depth   int       // calls of local functions being read
+	inlines int       // calls of local functions read
+	limited bool      // a bound of local calls was reached
 }
 
 var (
@@ -173,6 +182,7 @@ func (s *state) python(code string) {
 		}
 	}
 	p.walk(root)
+	p.readUncalled()
 	p.finish()
 }
 
@@ -309,8 +319,18 @@ func (p *py) walk(n *pyNode) {
 		return
 	}
 	switch n.kind {
+	case "return_statement":
+		var v pyVal
+		if kids := n.namedKids(); len(kids) == 1 {
+			v = p.eval(kids[0])
+		} else {
+			for _, k := range kids {
+				p.stmtOrExpr(k)
+			}
+		}
+		p.ret(v)
 	case "module", "block", "expression_statement", "else_clause", "finally_clause",
-		"return_statement", "delete_statement", "raise_statement", "assert_statement", "print_statement":
+		"delete_statement", "raise_statement", "assert_statement", "print_statement":
 		for _, k := range n.namedKids() {
 			p.stmtOrExpr(k)
 		}
@@ -415,26 +435,14 @@ func (p *py) walk(n *pyNode) {
 				p.walk(k)
 			}
 		}
-	case "function_definition", "class_definition":
-		outer := p.scope
-		p.scope = &pyScope{vars: map[string]pyVal{}, parent: outer}
-		if params := n.child("parameters"); params != nil {
-			for _, prm := range params.namedKids() {
-				if name := paramName(prm); name != "" {
-					p.scope.vars[name] = pyVal{}
-				}
-				if d := prm.child("value"); d != nil {
-					p.eval(d)
-				}
-			}
-		}
-		p.cond++
-		p.walk(n.child("body"))
-		p.cond--
-		p.scope = outer
+	case "function_definition":
+		// Read where it is called (py_funcs.go).
+		v := p.define(n)
 		if name := n.child("name"); name != nil {
-			p.scope.vars[name.text] = pyVal{}
+			p.set(name.text, v)
 		}
+	case "class_definition":
+		p.defineClass(n)
 	case "decorated_definition":
 		for _, k := range n.namedKids() {
 			if k.kind == "decorator" {
@@ -443,6 +451,13 @@ func (p *py) walk(n *pyNode) {
 				}
 			} else {
 				p.walk(k)
+				// The decorator is given the function: it may run
+				// it with arguments not read.
+				if name := k.child("name"); name != nil {
+					if v, ok := p.scope.vars[name.text]; ok {
+						escapeVal(v)
+					}
+				}
 			}
 		}
 	default:
@@ -534,6 +549,19 @@ func (p *py) assign(t *pyNode, v pyVal) {
 		if kids := t.namedKids(); len(kids) == 1 {
 			p.assign(kids[0], v)
 		}
+	case "attribute":
+		obj := p.recv(t.child("object"))
+		if name := t.child("attribute"); name != nil && obj.k == pyObject {
+			switch {
+			case obj.obj.typ == "instance":
+				p.setAttr(obj.obj, name.text, v)
+				return
+			case obj.obj.typ == "class":
+				obj.obj.cls.vars[name.text] = v
+				return
+			}
+		}
+		escapeVal(v) // stored where the reader does not follow it
 	default:
 		p.eval(t)
 	}
@@ -579,16 +607,9 @@ func (p *py) eval(n *pyNode) pyVal {
 	case "true", "false", "none":
 		return pyS(n.text)
 	case "identifier":
-		if v, ok := p.scope.get(n.text); ok {
-			return v
-		}
-		if q := p.starName(n.text); q != "" {
-			return pyVal{k: pyName, s: q}
-		}
-		if pyBuiltinModules[n.text] {
-			return pyVal{k: pyName, s: n.text}
-		}
-		return pyVal{}
+		v := p.ident(n)
+		escapeVal(v) // a function given as a value: run with arguments not read
+		return v
 	case "parenthesized_expression":
 		kids := n.namedKids()
 		if len(kids) == 1 {
@@ -703,8 +724,7 @@ func (p *py) eval(n *pyNode) pyVal {
 			return p.eval(kids[0])
 		}
 	case "lambda":
-		p.cond++
-		defer func() { p.cond-- }()
+		return p.define(n)
 	case "list_comprehension", "generator_expression", "set_comprehension", "dictionary_comprehension":
 		return p.comprehension(n)
 	}
@@ -723,6 +743,30 @@ var (
 	pyPercent    = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
 	pyBraces     = regexp.MustCompile(`\{[^{}]*\}`)
 )
+
+// ident is the value of a name.
+func (p *py) ident(n *pyNode) pyVal {
+	if v, ok := p.scope.get(n.text); ok {
+		return v
+	}
+	if q := p.starName(n.text); q != "" {
+		return pyVal{k: pyName, s: q}
+	}
+	if pyBuiltinModules[n.text] {
+		return pyVal{k: pyName, s: n.text}
+	}
+	return pyVal{}
+}
+
+// recv evaluates the receiver of a method call or an attribute: a name
+// there is used, not given away.
+func (p *py) recv(n *pyNode) pyVal {
+	if n != nil && n.kind == "identifier" {
+		p.steps++
+		return p.ident(n)
+	}
+	return p.eval(n)
+}
 
 // comprehension reads [body for x in it if cond]: the body once per
 // element of a short known list, else once with x unknown.
@@ -912,7 +956,7 @@ func pyUnescape(t string) string {
 
 // attr reads obj.name outside a call.
 func (p *py) attr(n *pyNode) pyVal {
-	obj := p.eval(n.child("object"))
+	obj := p.recv(n.child("object"))
 	name := n.child("attribute")
 	if name == nil {
 		return pyVal{}
@@ -940,6 +984,15 @@ func (p *py) attr(n *pyNode) pyVal {
 		}
 	case obj.k == pyObject && obj.obj.typ == "response":
 		return pyVal{url: obj.obj.url}
+	case obj.k == pyObject && (obj.obj.typ == "instance" || obj.obj.typ == "class"):
+		if obj.obj.typ == "instance" {
+			if v, ok := instAttr(obj.obj, a); ok {
+				return v
+			}
+		} else if v, ok := obj.obj.cls.lookup(a); ok {
+			return v
+		}
+		return pyVal{}
 	}
 	return pyVal{from: obj.from, url: obj.url}
 }
@@ -1013,18 +1066,44 @@ func (p *py) call(n *pyNode) pyVal {
 	p.runnerValues(a)
 	var callee pyVal
 	if fn.kind == "attribute" {
-		recv := p.eval(fn.child("object"))
+		recv := p.recv(fn.child("object"))
 		name := fn.child("attribute")
 		if name == nil {
 			return pyVal{}
 		}
-		if recv.k == pyName {
+		switch {
+		case recv.k == pyName:
 			callee = pyVal{k: pyName, s: recv.s + "." + name.text, from: recv.from}
-		} else {
+		case recv.k == pyObject && (recv.obj.typ == "instance" || recv.obj.typ == "class"):
+			// A method of a class the code defines.
+			var m pyVal
+			var ok bool
+			if recv.obj.typ == "instance" {
+				m, ok = instAttr(recv.obj, name.text)
+			} else {
+				m, ok = recv.obj.cls.lookup(name.text)
+			}
+			if ok && localCallee(m) {
+				var self *pyObj
+				if recv.obj.typ == "instance" && m.obj.fn != nil {
+					if _, own := recv.obj.attrs[name.text]; !own {
+						self = recv.obj // bound method
+					}
+				}
+				return p.callLocal(m, self, a)
+			}
+			return a.taint()
+		default:
 			return p.method(recv, name.text, a)
 		}
+	} else if fn.kind == "identifier" {
+		p.steps++
+		callee = p.ident(fn)
 	} else {
 		callee = p.eval(fn)
+	}
+	if localCallee(callee) {
+		return p.callLocal(callee, nil, a)
 	}
 	if callee.k != pyName {
 		switch fn.kind {
