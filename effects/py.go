@@ -43,14 +43,15 @@ type pyVal struct {
 // pyObj is an object whose identity matters: a socket connected once and
 // used later, a path, an open file, a connection.
 type pyObj struct {
-	typ        string // "socket", "path", "file", "conn", "request", "response", "proc", "procs", "fd"
-	path       string // path, file: the (resolved) path
-	host, port string // socket, conn: the endpoint
-	url        string // request, response: the URL
-	data       *pyVal // request: the data it sends
-	sock       *pyObj // fd: the socket it belongs to
-	pid        string // proc: the pid ("*" for any)
-	shellFd    bool   // socket: duplicated onto the standard streams
+	typ        string           // "socket", "path", "file", "conn", "request", "response", "proc", "procs", "fd"
+	path       string           // path, file: the (resolved) path
+	host, port string           // socket, conn: the endpoint
+	url        string           // request, response: the URL
+	data       *pyVal           // request: the data it sends
+	sock       *pyObj           // fd: the socket it belongs to
+	pid        string           // proc: the pid ("*" for any)
+	names      []string         // proc: the processes a pid from a listing may be
+	shellFd    bool             // socket: duplicated onto the standard streams
 	fn         *pyFunc          // func: a function the code defines (py_funcs.go)
 	cls        *pyClass         // class, instance: a class the code defines
 	attrs      map[string]pyVal // instance: its attributes
@@ -132,7 +133,7 @@ type py struct {
 	ran     []string // programs started, for reverse-shell recognition
 	procs   []string // in a loop over psutil.process_iter(): the processes it picks
 	steps   int
-	runners bool // the code names a module or builtin that runs programs or code
+	runners bool      // the code names a module or builtin that runs programs or code
 	funcs   []*pyFunc // functions the code defines (py_funcs.go)
 	frame   *pyFrame  // the call of a local function being read
 	depth   int       // calls of local functions being read
@@ -207,10 +208,17 @@ func (p *py) noteShellLine(line string) {
 	}
 }
 
-// procNames returns the string literals a loop body compares with (==,
-// !=, in): the names of the processes a loop over every process picks.
-func procNames(body *pyNode) []string {
+// procNames returns the strings a loop body compares with (==, in; a
+// literal, or a name whose value is known): the names of the processes a
+// loop over every process picks. A string compared with != or not in
+// picks every other process: "*".
+func (p *py) procNames(body *pyNode) []string {
 	var out []string
+	add := func(w string) {
+		if w != "" && !strings.ContainsAny(w, " \t\n") && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
 	var walk func(n *pyNode, inCmp bool)
 	walk = func(n *pyNode, inCmp bool) {
 		if n == nil || len(out) >= 16 {
@@ -218,6 +226,26 @@ func procNames(body *pyNode) []string {
 		}
 		if n.kind == "comparison_operator" {
 			inCmp = true
+			for _, k := range n.kids {
+				if !k.named && (k.text == "!=" || k.text == "not in" || k.text == "not") {
+					add("*")
+				}
+			}
+			for _, k := range n.namedKids() {
+				if k.kind != "identifier" {
+					continue
+				}
+				// kill_named(name): the name compared with is a parameter.
+				v, _ := p.scope.get(k.text)
+				if v.k == pyStr {
+					add(v.s)
+				}
+				for _, e := range v.list {
+					if e.k == pyStr {
+						add(e.s)
+					}
+				}
+			}
 		}
 		if n.kind == "subscript" { // proc.info["name"]: a key, not a name
 			walk(n.child("value"), inCmp)
@@ -230,9 +258,7 @@ func procNames(body *pyNode) []string {
 					b.WriteString(k.text)
 				}
 			}
-			if w := b.String(); w != "" && !strings.ContainsAny(w, " \t\n") && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
+			add(b.String())
 			return
 		}
 		for _, k := range n.kids {
@@ -387,15 +413,17 @@ func (p *py) walk(n *pyNode) {
 		p.cond++
 		elem := pyVal{from: it.from, url: it.url}
 		prevProcs := p.procs
-		if it.k == pyObject && it.obj.typ == "procs" {
-			// A loop over every process: the names it compares with
-			// are the processes it signals ("sshd" in
-			// `if p.name() == "sshd": p.kill()`); none is every one.
-			p.procs = procNames(n.child("body"))
-			if len(p.procs) == 0 {
-				p.procs = []string{"*"}
+		if names, ok := p.loopProcs(it, n.child("body")); ok {
+			// A loop over every process, or over pids listed: the
+			// names it compares with are the processes it signals
+			// ("sshd" in `if p.name() == "sshd": p.kill()`); none is
+			// every process the listing names (py_procs.go).
+			p.procs = names
+			if it.k == pyObject {
+				elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
+			} else {
+				elem.from += pidsMark(names)
 			}
-			elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
 		}
 		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll && len(p.procs) == len(prevProcs) {
 			// A loop over a short known list: the body once per element.
@@ -803,6 +831,21 @@ func (p *py) comprehension(n *pyNode) pyVal {
 			return
 		}
 		it := p.eval(c.child("right"))
+		if names, ok := p.loopProcs(it, n); ok {
+			// [p.kill() for p in psutil.process_iter() if ...]: the
+			// processes the filter names (py_procs.go).
+			exact = false
+			prev := p.procs
+			p.procs = names
+			elem := pyObjV(&pyObj{typ: "proc", pid: "*"})
+			if it.k != pyObject {
+				elem = pyVal{from: it.from + pidsMark(names)}
+			}
+			p.assign(c.child("left"), elem)
+			run(i + 1)
+			p.procs = prev
+			return
+		}
 		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll {
 			for _, e := range it.list {
 				p.bind(c.child("left"), e)
@@ -1430,6 +1473,11 @@ func pyPathOp(k Kind, recursive bool) pyHandler {
 		case "glob.glob", "glob.iglob":
 			return pyVal{k: pyList, list: []pyVal{pyS(path)}}
 		case "os.listdir":
+			if path == "/proc" {
+				// Every process's pid (py_procs.go).
+				m := pidsMark(nil)
+				return pyVal{k: pyList, list: []pyVal{{k: pyStr, s: "*", from: m}}, from: m}
+			}
 			return pyVal{k: pyList, list: []pyVal{pyS("*")}}
 		case "os.scandir":
 			return pyVal{k: pyList, list: []pyVal{pyObjV(&pyObj{typ: "path", path: pjoin(path, "*")})}}
@@ -1724,7 +1772,7 @@ func pyShell(p *py, q string, a *pyArgs) pyVal {
 		v = a.kw["command"]
 	}
 	p.shellString(v, q, a)
-	return pyObjV(&pyObj{typ: "proc"})
+	return listedPids(v, true, pyObjV(&pyObj{typ: "proc"}))
 }
 
 func pySubprocess(p *py, q string, a *pyArgs) pyVal {
@@ -1762,7 +1810,10 @@ func pySubprocess(p *py, q string, a *pyArgs) pyVal {
 	default:
 		p.run([]pyVal{v}, a)
 	}
-	return pyObjV(&pyObj{typ: "proc"})
+	if q == "subprocess.check_output" {
+		return listedPids(v, sh, pyVal{}) // its output
+	}
+	return listedPids(v, sh, pyObjV(&pyObj{typ: "proc"}))
 }
 
 // streams marks sockets given to a process as its standard streams.
@@ -1998,8 +2049,8 @@ func source(v pyVal) string {
 		return v.obj.path
 	case v.k == pyObject && v.obj.typ == "path":
 		return v.obj.path
-	case v.from != "":
-		return v.from
+	case stripPids(v.from) != "":
+		return stripPids(v.from)
 	case v.k == pyList:
 		for _, e := range v.list {
 			if s := source(e); s != "data" {
@@ -2184,8 +2235,8 @@ func pyKill(prefix string) pyHandler {
 		switch {
 		case pid.k == pyStr:
 			targets = []string{prefix + pid.s}
-		case len(p.procs) > 0:
-			targets = p.procs // in a loop over the processes
+		case p.killTargets(pid) != nil:
+			targets = p.killTargets(pid) // pids listed, or a loop over the processes
 		default:
 			p.unknownf("a signal to a process not known before run time: %s", snippet(a.text))
 		}
@@ -2201,6 +2252,8 @@ func pyProc(p *py, q string, a *pyArgs) pyVal {
 		o.pid = "self"
 	} else if v.k == pyStr {
 		o.pid = v.s
+	} else if t := p.killTargets(v); t != nil {
+		o.pid, o.names = "*", t
 	}
 	return pyObjV(o)
 }
@@ -2767,7 +2820,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 		}
 		if sig != "" && o.pid != "" {
 			targets := []string{o.pid}
-			if o.pid == "*" && len(p.procs) > 0 {
+			if o.pid == "*" && len(o.names) > 0 {
+				targets = o.names
+			} else if o.pid == "*" && len(p.procs) > 0 {
 				targets = p.procs
 			}
 			p.add(Effect{Kind: Signal, Detail: &Detail{Targets: targets, Signal: sig}})
