@@ -9,8 +9,9 @@ import "strings"
 // each parameter bound to its argument when the argument is a literal the
 // scanner computes (else the parameter is not known, as before). The body
 // is also read where it is written, with its parameters not known, as
-// before: a call the scanner does not see (a callback, a computed name)
-// is still judged. Ruby's def … end is not followed. Bounded: calls read
+// before: a function the scanner does not see called with arguments it
+// follows (a callback, an export, recursion) is read at the end with its
+// parameters not known. Ruby's def … end is not followed. Bounded: calls read
 // inside one another and calls read in all; past them an analysis limit.
 
 // scFunc is a function the scanned code defines.
@@ -18,7 +19,13 @@ type scFunc struct {
 	params   []string
 	defaults map[string][]scTok
 	body     []scTok
+	name     string
+	nameTok  *scTok // the name where it is defined
+	start    int    // the definition's first token, an index in the code's tokens
+	end      int    // the index after its last
 	active   bool
+	inlined  bool // read at a call
+	generic  bool // to be read with its parameters not known
 }
 
 const (
@@ -135,6 +142,7 @@ func (sc *scanner) collectFuncs() {
 				}
 			done:
 				f.body = t[i:j]
+				f.end = j
 				return f
 			}
 		}
@@ -146,6 +154,7 @@ func (sc *scanner) collectFuncs() {
 			return nil
 		}
 		f.body = t[i+1 : c]
+		f.end = c + 1
 		return f
 	}
 	for i := 0; i+2 < len(t); i++ {
@@ -154,11 +163,12 @@ func (sc *scanner) collectFuncs() {
 		}
 		var name string
 		var f *scFunc
+		at := i
 		switch {
 		case strings.EqualFold(t[i].s, "function") && t[i+1].k == tkIdent && is(i+2, "("):
-			name, f = t[i+1].s, fn(i+2)
+			name, f, at = t[i+1].s, fn(i+2), i+1
 		case sc.lang == "perl" && t[i].s == "sub" && t[i+1].k == tkIdent && is(i+2, "{"):
-			name, f = t[i+1].s, perlSub(t, i+2)
+			name, f, at = t[i+1].s, perlSub(t, i+2), i+1
 		case sc.lang == "node" && is(i+1, "="):
 			j := i + 2
 			if j < len(t) && t[j].s == "async" {
@@ -175,8 +185,12 @@ func (sc *scanner) collectFuncs() {
 		if f != nil && name != "" {
 			if sc.funcs == nil {
 				sc.funcs = map[string]*scFunc{}
+				sc.defs = map[*scTok]*scFunc{}
 			}
+			f.name, f.nameTok, f.start = name, &t[at], i
 			sc.funcs[name] = f
+			sc.defs[&t[i]] = f
+			sc.funcList = append(sc.funcList, f)
 		}
 	}
 }
@@ -187,7 +201,7 @@ func perlSub(t []scTok, open int) *scFunc {
 	if c < 0 {
 		return nil
 	}
-	f := &scFunc{defaults: map[string][]scTok{}}
+	f := &scFunc{defaults: map[string][]scTok{}, end: c + 1}
 	body := t[open+1 : c]
 	i := 0
 	for {
@@ -214,11 +228,15 @@ func perlSub(t []scTok, open int) *scFunc {
 }
 
 // inline reads a call of a function the code defines with its arguments.
+// A body is read only at its calls, and at the end when it may run with
+// arguments not read (readUncalled).
 func (sc *scanner) inline(f *scFunc, args [][]scTok) {
 	if f.active {
-		return // recursion: the body is read where it is written
+		f.generic = true // recursion: read with its parameters not known
+		return
 	}
 	if sc.depth >= scMaxCallDepth || sc.inlines >= scMaxInlines {
+		f.generic = true
 		if !sc.limited {
 			sc.limited = true
 			sc.s.unknown(true, "%s: more than %d calls of local functions read (or %d inside one another)", sc.lang, scMaxInlines, scMaxCallDepth)
@@ -228,6 +246,7 @@ func (sc *scanner) inline(f *scFunc, args [][]scTok) {
 	sc.inlines++
 	sc.depth++
 	f.active = true
+	f.inlined = true
 	saved := map[string]scTok{}
 	had := map[string]bool{}
 	for i, name := range f.params {
@@ -260,6 +279,49 @@ func (sc *scanner) inline(f *scFunc, args [][]scTok) {
 	}
 	f.active = false
 	sc.depth--
+}
+
+// readUncalled reads, with their parameters not known, the functions the
+// scanner did not see called with arguments it follows: never called,
+// named other than in a call (a callback, an export), or past a bound.
+func (sc *scanner) readUncalled() {
+	if len(sc.funcList) == 0 {
+		return
+	}
+	escaped := map[string]bool{}
+	for i := range sc.toks {
+		tok := &sc.toks[i]
+		if tok.k != tkIdent || sc.funcs[tok.s] == nil {
+			continue
+		}
+		if i+1 < len(sc.toks) && sc.toks[i+1].s == "(" {
+			continue
+		}
+		if f := sc.funcs[tok.s]; f.nameTok != tok {
+			escaped[tok.s] = true
+		}
+	}
+	for _, f := range sc.funcList {
+		if f.inlined && !f.generic && !escaped[f.name] && sc.funcs[f.name] == f {
+			continue
+		}
+		saved := map[string]scTok{}
+		for _, p := range f.params {
+			if v, ok := sc.vars[p]; ok {
+				saved[p] = v
+			}
+			delete(sc.vars, p)
+		}
+		f.active = true
+		prev := sc.toks
+		sc.toks = f.body
+		sc.read()
+		sc.toks = prev
+		f.active = false
+		for p, v := range saved {
+			sc.vars[p] = v
+		}
+	}
 }
 
 // evalDownloads records code evaluated that the same code downloaded: a

@@ -49,7 +49,9 @@ type scanner struct {
 	unterminated bool
 	mods         map[string]bool    // Node: the modules loaded (see modules)
 	readCmds     map[string]bool    // commands read where a runner runs them
-	funcs        map[string]*scFunc // functions the code defines (code_funcs.go)
+	funcs        map[string]*scFunc // functions the code defines, by name (code_funcs.go)
+	funcList     []*scFunc          // every definition, in order
+	defs         map[*scTok]*scFunc // the token each definition starts at
 	depth        int                // calls of them being read
 	inlines      int                // calls of them read
 	limited      bool               // a bound of those was reached
@@ -72,6 +74,7 @@ func (s *state) scanCode(lang, code string) {
 	}
 	sc.collectFuncs()
 	sc.read()
+	sc.readUncalled()
 	sc.finish()
 	sc.evalDownloads()
 	if !sc.unterminated {
@@ -557,6 +560,11 @@ func (sc *scanner) read() {
 	t := sc.toks
 	for i := 0; i < len(t); i++ {
 		tok := t[i]
+		if f := sc.defs[&t[i]]; f != nil {
+			// A function's definition: read at its calls (code_funcs.go).
+			i += f.end - f.start - 1
+			continue
+		}
 		switch tok.k {
 		case tkCmd:
 			sc.shellCmd(tok, "command quote")
