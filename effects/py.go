@@ -125,20 +125,21 @@ func (sc *pyScope) get(name string) (pyVal, bool) {
 
 // py is one Python reading.
 type py struct {
-	s       *state
-	scope   *pyScope
-	cond    int      // > 0 inside a branch, loop, try or function body
-	star    []string // modules imported with "from M import *"
-	sockets []*pyObj
-	ran     []string // programs started, for reverse-shell recognition
-	procs   []string // in a loop over psutil.process_iter(): the processes it picks
-	steps   int
-	runners bool      // the code names a module or builtin that runs programs or code
-	funcs   []*pyFunc // functions the code defines (py_funcs.go)
-	frame   *pyFrame  // the call of a local function being read
-	depth   int       // calls of local functions being read
-	inlines int       // calls of local functions read
-	limited bool      // a bound of local calls was reached
+	s        *state
+	scope    *pyScope
+	cond     int      // > 0 inside a branch, loop, try or function body
+	star     []string // modules imported with "from M import *"
+	sockets  []*pyObj
+	ran      []string // programs started, for reverse-shell recognition
+	procs    []string // in a loop over psutil.process_iter(): the processes it picks
+	steps    int
+	runners  bool      // the code names a module or builtin that runs programs or code
+	funcs    []*pyFunc // functions the code defines (py_funcs.go)
+	frame    *pyFrame  // the call of a local function being read
+	depth    int       // calls of local functions being read
+	inlines  int       // calls of local functions read
+	limited  bool      // a bound of local calls was reached
+	condBase int       // > 0 when the call of the local function being read may not run
 }
 
 var (
@@ -585,10 +586,10 @@ func (p *py) assign(t *pyNode, v pyVal) {
 		if name := t.child("attribute"); name != nil && obj.k == pyObject {
 			switch {
 			case obj.obj.typ == "instance":
-				p.setAttr(obj.obj, name.text, v)
+				p.setAttr(obj.obj.attrs, name.text, v)
 				return
 			case obj.obj.typ == "class":
-				obj.obj.cls.vars[name.text] = v
+				p.setAttr(obj.obj.cls.vars, name.text, v)
 				return
 			}
 		}

@@ -159,6 +159,12 @@ func (p *py) inline(f *pyFunc, self *pyObj, a *pyArgs) pyVal {
 	f.inlined = true
 	outer, prevFrame := p.scope, p.frame
 	p.scope = &pyScope{vars: map[string]pyVal{}, parent: f.closure}
+	// The body's own names are assigned for sure when it runs; what it
+	// changes outside them (an instance's attributes) only as surely as
+	// the call runs.
+	prevCond, prevBase := p.cond, p.condBase
+	p.condBase += p.cond
+	p.cond = 0
 	fr := &pyFrame{}
 	p.frame = fr
 	p.bindParams(f, self, a)
@@ -169,6 +175,7 @@ func (p *py) inline(f *pyFunc, self *pyObj, a *pyArgs) pyVal {
 		p.walk(body)
 	}
 	p.scope, p.frame = outer, prevFrame
+	p.cond, p.condBase = prevCond, prevBase
 	f.active--
 	p.depth--
 	if fr.nret == 0 {
@@ -305,15 +312,17 @@ func escapeVal(v pyVal) {
 	}
 }
 
-// setAttr assigns obj.name = v on an instance the reader follows.
-func (p *py) setAttr(o *pyObj, name string, v pyVal) {
-	if p.cond > 0 {
-		if old, ok := o.attrs[name]; ok && !(old.k == pyStr && v.k == pyStr && old.s == v.s) &&
+// setAttr assigns obj.name = v on an instance (or class) the reader
+// follows; on a path that may not run, the value differs from the old one
+// is not known.
+func (p *py) setAttr(attrs map[string]pyVal, name string, v pyVal) {
+	if p.cond+p.condBase > 0 {
+		if old, ok := attrs[name]; ok && !(old.k == pyStr && v.k == pyStr && old.s == v.s) &&
 			!(old.k == pyObject && v.k == pyObject && old.obj == v.obj) {
 			v = pyVal{from: v.from + old.from, url: v.url + old.url}
 		}
 	}
-	o.attrs[name] = v
+	attrs[name] = v
 }
 
 // localCallee returns the function or class a call names, when the code
