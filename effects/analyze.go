@@ -153,8 +153,9 @@ func (s *state) opaque(into, from string, format string, args ...any) {
 // known before run time (os.system(input()), system($ARGV[0]),
 // subprocess.run([sys.argv[1], ...])): code that runs unread, an opaque
 // Unknown into into, as "$CMD" and eval "$X" are in the shell. In a script
-// read from disk, whose functions are read where they are defined with
-// their parameters unknown (def run(cmd): subprocess.run(cmd, shell=True)),
+// read from disk, whose functions may be called with values not known
+// before run time (def run(cmd): subprocess.run(cmd, shell=True) called
+// with sys.argv's words, or never called where the reader sees it),
 // it is a plain Unknown, recorded, as a script the harness cannot see is.
 func (s *state) runsHidden(into, format string, args ...any) {
 	if s.onDisk > 0 {

