@@ -16,7 +16,7 @@ func TestVersionStamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`^ahp v1\.2\.3, commit 0123456789ab, 2026-01-02T03:04:05Z, go[0-9.a-z]+ \(protocol 2\.4\)\n$`).MatchString(out) {
+	if !regexp.MustCompile(`^ahp v1\.2\.3, commit 0123456789ab, 2026-01-02T03:04:05Z, go[0-9.a-z]+ \(protocol 2\.4\)\npython: (read \(tree-sitter-python\)|NOT read, parser none \(built without cgo\); .*)\n$`).MatchString(out) {
 		t.Fatalf("stamped: %q", out)
 	}
 	if buildVersion() != "v1.2.3" {
