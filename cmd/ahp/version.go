@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"runtime"
 	"runtime/debug"
 
@@ -102,6 +103,15 @@ func pythonLine() string {
 		return "python: read (" + name + ")"
 	}
 	return "python: NOT read, parser " + name + "; every piece of Python code is an unknown effect, held for a human"
+}
+
+// warnNoPython logs, when ahp serve starts, that this binary reads no
+// Python code (a build without cgo), so that an operator who missed ahp
+// version sees it in the harness's log.
+func warnNoPython(log *slog.Logger) {
+	if name, ok := effects.PythonReader(); !ok {
+		log.Warn("this binary reads no Python code: each piece of it is an unknown effect, held for a human; build with cgo (packaging/release.sh)", "python_parser", name)
+	}
 }
 
 func newVersionCmd() *cobra.Command {
