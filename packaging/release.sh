@@ -94,7 +94,8 @@ go build -trimpath -buildvcs=false ${tags:+-tags "$tags"} -ldflags="$ldflags" -o
 
 # The artifact: static on linux, and, where it can run here, reading Python.
 if [ "$goos" = linux ] && command -v readelf >/dev/null 2>&1; then
-	! LC_ALL=C readelf -l "$out" | grep -q 'program interpreter' || fail "$out is dynamically linked"
+	segs=$(LC_ALL=C readelf -l "$out") || fail "readelf -l $out failed"
+	case "$segs" in *"program interpreter"*) fail "$out is dynamically linked" ;; esac
 fi
 run=()
 if [ "$native" = 1 ]; then
