@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1
 #
-# The ahp container image: the release binary (packaging/release.sh: static,
-# CGO_ENABLED=0, -trimpath, version stamped) on an empty base, run as the
-# non-root user ahp (65532), its data in the volume /var/lib/ahp (owned by
-# ahp, mode 0700), agents on the Unix socket /var/lib/ahp/ahp.sock, the
-# admin API (health, readiness, approvals, dashboard) on port 7700.
+# The ahp container image: the release binary (packaging/release.sh: cgo
+# for the Python reader, linked statically, -trimpath, version stamped) on
+# an empty base, run as the non-root user ahp (65532), its data in the
+# volume /var/lib/ahp (owned by ahp, mode 0700), agents on the Unix socket
+# /var/lib/ahp/ahp.sock, the admin API (health, readiness, approvals,
+# dashboard) on port 7700.
 #
 #   docker build -t ahp --build-arg VERSION="$(git describe --tags --always)" \
 #     --build-arg COMMIT="$(git rev-parse HEAD)" \
@@ -13,6 +14,15 @@
 #
 # docs/deployment.md says what was built and run where, and how to run it
 # with a configuration file, network listeners and credentials.
+#
+# The build stage's binary is packaging/release.sh's (through
+# packaging/container/rootfs.sh): the same command, flags and checks as a
+# release build outside a container (cgo, so the Go base image's gcc and
+# libc6-dev; the binary must be static and say "python: read" in `ahp
+# version`). A GO_IMAGE without a C compiler (golang:*-alpine) fails the
+# build rather than ship a binary that reads no Python. For linux/arm64,
+# build with --platform linux/arm64: the build stage then runs as arm64 and
+# compiles natively.
 
 ARG GO_IMAGE=docker.io/library/golang:1.26.8
 

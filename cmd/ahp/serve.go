@@ -100,6 +100,7 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 		return err
 	}
 	opts.Logger = log
+	warnNoPython(log)
 	opts.Ready = func(l service.Listening) {
 		if l.Hint != "" {
 			fmt.Fprintln(os.Stderr, l.Hint)

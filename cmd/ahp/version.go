@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahp-go/ahp/effects"
 	"github.com/ahp-go/ahp/protocol"
 )
 
@@ -92,12 +94,35 @@ func (s buildStamp) String() string {
 	return out + ", " + s.Go
 }
 
+// pythonLine is the second line of ahp version: whether this binary reads
+// the Python code agents run (tree-sitter, through cgo) or holds it all for
+// a human (a build without cgo).
+func pythonLine() string {
+	name, ok := effects.PythonReader()
+	if ok {
+		return "python: read (" + name + ")"
+	}
+	return "python: NOT read, parser " + name + "; every piece of Python code is an unknown effect, held for a human"
+}
+
+// warnNoPython logs, when ahp serve starts, that this binary reads no
+// Python code (a build without cgo), so that an operator who missed ahp
+// version sees it in the harness's log.
+func warnNoPython(log *slog.Logger) {
+	if name, ok := effects.PythonReader(); !ok {
+		log.Warn("this binary reads no Python code: each piece of it is an unknown effect, held for a human; build with cgo (packaging/release.sh)", "python_parser", name)
+	}
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the ahp version, its build and the protocol version it speaks",
 		Long: `Print the ahp version, the commit and date it was built from, the Go
-toolchain, and the protocol version it speaks.
+toolchain, and the protocol version it speaks; then whether this binary
+reads the Python code agents run ("python: read (tree-sitter-python)") or
+not ("python: NOT read": a build without cgo, where each piece of Python
+code is an unknown effect held for a human).
 
 A release build (packaging/release.sh) stamps the version, commit and date.
 Otherwise they come from the binary's build information: the module
@@ -106,7 +131,7 @@ go build records in a git checkout ("+modified" when the work tree had
 changes); "dev" when nothing is known.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "ahp %s (protocol %s)\n", readBuildStamp(), protocol.Version)
+			fmt.Fprintf(cmd.OutOrStdout(), "ahp %s (protocol %s)\n%s\n", readBuildStamp(), protocol.Version, pythonLine())
 			return nil
 		},
 	}
