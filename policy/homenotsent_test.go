@@ -50,3 +50,34 @@ func TestHomeNotSentReadAsAHome(t *testing.T) {
 		expectRuleWithHome(t, set, c.cmd, "/home/ann", c.rule)
 	}
 }
+
+// TestHomeNotSentMayBeTheHarnessHome: the harness keeps its data under its
+// own home (the default, ~/.local/state/ahp); an event that names no home
+// may come from an agent of the same user, so "~" (UnknownHome) is read as
+// the harness's home by self_protection and the data directory stays
+// protected under every spelling. An event that names another home is
+// read with that home.
+func TestHomeNotSentMayBeTheHarnessHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	opts := only("self_protection")
+	opts.Params = SelfProtection{Paths: []string{home + "/.local/state/ahp"}, Cwd: home}.Params()
+	set, err := Compile(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const files = "self_protection.harness_files"
+	for cmd, rule := range map[string]string{
+		`rm -rf ~/.local/state/ahp`:                                              files,
+		`cat ~/.local/state/ahp/admin.token`:                                     files,
+		`cat "$HOME"/.local/state/ahp/admin.token`:                               files,
+		`cd && sqlite3 .local/state/ahp/ahp.db .dump`:                            files,
+		`bash -c 'rm -rf ~/.local'`:                                              files,
+		`python3 -c 'import shutil; shutil.rmtree("` + home + `/.local/state")'`: files,
+		`ls ~/.local/state`:                                                      "",
+		`cat ~/.bashrc`:                                                          "",
+	} {
+		expectRuleWithHome(t, set, cmd, "", rule)
+	}
+	expectRuleWithHome(t, set, `cat ~/.local/state/ahp/admin.token`, "/home/ann", "")
+}
