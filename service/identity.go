@@ -48,9 +48,20 @@ func ThisProcess() Identity {
 // explain judges with it, so that its decisions are those of that serve.
 func ServeIdentity(c config.Config, configFile string) Identity {
 	if o, ok := readLockOwner(filepath.Join(c.DataDir, LockFile)); ok && o.PID > 0 && processAlive(o.PID) {
-		id := Identity{PIDs: []int{o.PID}, Exe: o.Exe, Cwd: o.Cwd, Home: o.Home, Running: true}
+		// A lock file of an older harness names its pid only: the rest
+		// is taken as this process's (same user, same directory).
+		id := ThisProcess()
+		id.PIDs, id.Running = []int{o.PID}, true
 		if len(o.Args) > 0 {
 			id.Cmdlines = []string{strings.Join(o.Args, " ")}
+		}
+		for _, f := range []struct {
+			dst *string
+			v   string
+		}{{&id.Exe, o.Exe}, {&id.Cwd, o.Cwd}, {&id.Home, o.Home}} {
+			if f.v != "" {
+				*f.dst = f.v
+			}
 		}
 		return id
 	}
