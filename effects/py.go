@@ -891,9 +891,19 @@ func (p *py) starName(name string) string {
 // env is the value of an environment variable: HOME is the agent's home.
 func (p *py) env(name string) pyVal {
 	if name == "HOME" {
-		return pyS("~")
+		return pyS(p.home())
 	}
 	return pyVal{}
+}
+
+// home is the agent's home as Python code gets it (os.environ["HOME"],
+// Path.home(), expanduser): the context's, else "~", which paths resolve
+// later. Given to a program's argv, the home itself is what it receives.
+func (p *py) home() string {
+	if h := p.s.ctx.Home; h != "" {
+		return h
+	}
+	return "~"
 }
 
 // str decodes a string literal: escapes unless raw, f-string parts when
@@ -1298,7 +1308,7 @@ func init() {
 		"os.chown": pyChown, "os.lchown": pyChown, "shutil.chown": pyChown,
 		"os.symlink": pyLink, "os.link": pyLink,
 		"os.chdir":     pyChdir,
-		"os.path.join": pyJoin, "os.path.expanduser": pyFirst, "os.path.abspath": pyFirst,
+		"os.path.join": pyJoin, "os.path.expanduser": pyExpanduser, "os.path.abspath": pyFirst,
 		"os.path.realpath": pyFirst, "os.path.normpath": pyFirst,
 		"os.path.dirname": pyStrFn(path.Dir), "os.path.basename": pyStrFn(path.Base),
 		"os.getenv": pyGetenv, "os.environ.get": pyGetenv, "os.getcwd": pyGetcwd,
@@ -1663,7 +1673,7 @@ func pyGetcwd(p *py, q string, a *pyArgs) pyVal {
 func pyExpandvars(p *py, q string, a *pyArgs) pyVal {
 	v, _ := a.get(0, "path")
 	if v.k == pyStr {
-		s := strings.ReplaceAll(strings.ReplaceAll(v.s, "${HOME}", "~"), "$HOME", "~")
+		s := strings.ReplaceAll(strings.ReplaceAll(v.s, "${HOME}", p.home()), "$HOME", p.home())
 		if !strings.Contains(s, "$") {
 			return pyS(s)
 		}
@@ -1686,7 +1696,17 @@ func pyPath(p *py, q string, a *pyArgs) pyVal {
 	return pyObjV(&pyObj{typ: "path", path: pjoin(parts...)})
 }
 
-func pyHome(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "path", path: "~"}) }
+func pyHome(p *py, q string, a *pyArgs) pyVal { return pyObjV(&pyObj{typ: "path", path: p.home()}) }
+
+// pyExpanduser is os.path.expanduser: a leading "~" of a known string is
+// the agent's home (p.home).
+func pyExpanduser(p *py, q string, a *pyArgs) pyVal {
+	v, _ := a.get(0, "path")
+	if v.k == pyStr && (v.s == "~" || strings.HasPrefix(v.s, "~/")) {
+		return pyS(p.home() + v.s[1:])
+	}
+	return pyFirst(p, q, a)
+}
 
 // run records a program started with argv (nil elements are values not
 // known before run time), read again by the shell reader.

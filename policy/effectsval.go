@@ -294,6 +294,11 @@ func payloadEffectsInto(buf []effects.Effect, payload ref.Val, agent effects.Con
 			agent.User = user
 		}
 	}
+	if agent.Home == "" {
+		// Neither the configuration nor the event names the home: "~" is
+		// still a home (UnknownHome), never a name the rules cannot place.
+		agent.Home = UnknownHome
+	}
 	if fs, ok := agent.FS.(*effects.OSFS); ok && agent.Cwd != "" {
 		agent.FS = fs.Within(agent.Cwd)
 	}

@@ -175,8 +175,8 @@ func (c *evalCtx) toolVal() ref.Val {
 
 // agentHome is the agent's home directory as the effects of this event are
 // read with it: the configuration's, or else an absolute one the event's
-// payload carries ("home", as the hook adapters send it); "" when neither
-// names one.
+// payload carries ("home", as the hook adapters send it), or else
+// UnknownHome.
 func (c *evalCtx) agentHome() string {
 	if c.set != nil && c.set.agent.Home != "" {
 		return c.set.agent.Home
@@ -188,7 +188,7 @@ func (c *evalCtx) agentHome() string {
 			}
 		}
 	}
-	return ""
+	return UnknownHome
 }
 
 // contextVal decodes the event's context on first use.

@@ -31,14 +31,15 @@ func TestGlob(t *testing.T) {
 // action_paths and action_hosts are the paths and hosts of the payload's
 // effects (package effects reads the command through a real shell parser):
 // quoted words, wrappers and sh -c are read; words in quoted text and the
-// program run are not paths; echo of a URL reaches no host.
+// program run are not paths; echo of a URL reaches no host; ~ with no home
+// sent is UnknownHome.
 func TestActionPathsAndHosts(t *testing.T) {
 	payload := func(cmd string) ref.Val {
 		b, _ := json.Marshal(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": cmd}, "cwd": "/w"})
 		return decodeValue(string(b), 0, nil)
 	}
 	paths := actionPaths(payload(`FOO=1 sudo -E rm -rf "/a b" && /usr/bin/env python3 -c 'open("/etc/x", "w")'; bash -c "cat ../up" > out.txt; mv x ~/y; git commit -m "rm /etc/passwd"`))
-	want := []string{"/a b", "/etc/x", "/w/out.txt", "/up", "/w/x", "~/y"}
+	want := []string{"/a b", "/etc/x", "/w/out.txt", "/up", "/w/x", UnknownHome + "/y"}
 	if !slices.Equal(paths, want) {
 		t.Fatalf("paths %q, want %q", paths, want)
 	}

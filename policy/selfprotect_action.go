@@ -340,14 +340,16 @@ func rawJoin(p, dir string) string {
 }
 
 // abs makes an effect's path absolute: "~" with the harness's home (the
-// effects package leaves it when the agent's home is not known) and a
+// effects package leaves it in code it cannot place), a path under
+// UnknownHome (the home of an event that names none) as one under the
+// harness's home, since the agent may be the harness's user, and a
 // relative path against the working directory (the event's, else the
 // harness's).
 func (a *spAction) abs(p string) string {
 	if p == "" {
 		return ""
 	}
-	return absAgainst(expandHomeWith(p, a.g.home), a.cwd)
+	return absAgainst(expandHomeWith(fromUnknownHome(p), a.g.home), a.cwd)
 }
 
 // allPaths returns every path the effects touch, each with its real path.

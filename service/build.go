@@ -40,12 +40,11 @@ func (s *Service) build() error {
 	s.reg = reg
 	s.net = &netAuth{cfg: s.cfg.Auth, reg: s.registerer(), warned: map[string]bool{}}
 
-	popts := policyOptions(log, c, s.opts.ConfigFile)
-	popts.Registerer = reg
-	srcs, err := policy.ReadFiles(c.Policy.Files...)
+	popts, srcs, err := decisionPolicy(log, c, s.opts.ConfigFile, s.self)
 	if err != nil {
 		return err
 	}
+	popts.Registerer = reg
 	engine, err := policy.NewEngine(popts, srcs...)
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)

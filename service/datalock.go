@@ -41,6 +41,12 @@ type lockOwner struct {
 	Bound   []string  `json:"bound,omitempty"`  // the addresses that accept connections
 	Admin   string    `json:"admin,omitempty"`  // the admin API as bound (or configured)
 	Started time.Time `json:"started"`
+	// The holder's identity, as self_protection guards it (Identity):
+	// what ahp explain reads to judge as this harness does.
+	Args []string `json:"args,omitempty"`
+	Exe  string   `json:"exe,omitempty"`
+	Cwd  string   `json:"cwd,omitempty"`
+	Home string   `json:"home,omitempty"`
 }
 
 // describe names the holder for an error message.
@@ -147,7 +153,8 @@ type locks struct {
 // error, the locks taken are released and nothing else was touched.
 func (s *Service) lock() error {
 	c := s.cfg
-	owner := lockOwner{PID: os.Getpid(), Admin: c.Admin, Started: s.started}
+	owner := lockOwner{PID: os.Getpid(), Admin: c.Admin, Started: s.started,
+		Args: os.Args, Exe: s.self.Exe, Cwd: s.self.Cwd, Home: s.self.Home}
 	var sockets []string
 	seen := map[string]bool{}
 	for _, l := range c.Listen {

@@ -34,3 +34,10 @@ func tryLock(f *os.File) error {
 		}
 	}
 }
+
+// processAlive reports whether a process with this id exists (one of
+// another user's included).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,37 +36,35 @@ func HarnessFiles(c config.Config, configFile string) []string {
 	return files
 }
 
-// selfProtection describes the running harness for the self_protection
+// selfProtection describes the harness self for the self_protection
 // pack: its files, admin address, process and names, and the executables
 // its hooks run (its own, ahp and ahp-hook, and those the hook settings it
 // can read name; see HookExecutables for what it cannot know).
-func selfProtection(c config.Config, configFile string) policy.SelfProtection {
-	cwd, _ := os.Getwd()
+func selfProtection(c config.Config, configFile string, self Identity) policy.SelfProtection {
 	sp := policy.SelfProtection{
 		Paths:    HarnessFiles(c, configFile),
-		Cwd:      cwd,
-		PIDs:     []int{os.Getpid()},
-		Cmdlines: []string{strings.Join(os.Args, " ")},
+		Cwd:      self.Cwd,
+		PIDs:     self.PIDs,
+		Cmdlines: self.Cmdlines,
 	}
 	if c.Admin != "" {
 		sp.AdminAddrs = []string{c.Admin}
 	}
-	home, _ := os.UserHomeDir()
-	sp.Executables, sp.Names = harnessExecutables(cwd, home)
+	sp.Executables, sp.Names = harnessExecutables(self.Exe, self.Cwd, self.Home)
 	return sp
 }
 
-// instanceParams returns this harness's own self_protection parameters
-// (its files, working directory, process, names and admin address), which
-// the policy sees but which are not part of its version (see
+// instanceParams returns the self_protection parameters of the harness
+// self (its files, working directory, process, names and admin address),
+// which the policy sees but which are not part of its version (see
 // policy.Options.Instance); nil when the operator switched the pack off.
 // Lists an operator gave for the same parameters are kept after the
 // harness's own.
-func instanceParams(log *slog.Logger, c config.Config, configFile string) map[string]any {
+func instanceParams(log *slog.Logger, c config.Config, configFile string, self Identity) map[string]any {
 	on, set := c.Policy.Packs[SelfProtectionPack]
 	if set && !on {
 		log.Warn("the self_protection pack is off (policy.packs.self_protection: false): a supervised agent can read the admin token, rewrite the policy, stop the harness or remove its hooks; see docs/security.md")
 		return nil
 	}
-	return selfProtection(c, configFile).Params()
+	return selfProtection(c, configFile, self).Params()
 }

@@ -216,12 +216,12 @@ func expandHookPath(p, cwd, home string) string {
 	return p
 }
 
-// harnessExecutables returns this harness's own executable (as started and
-// with links resolved), the ahp and ahp-hook found next to it and on PATH,
-// and the executables the visible hook settings run, with the base names
-// that run as the ahp adapter.
-func harnessExecutables(cwd, home string) (exes, names []string) {
-	if exe, err := os.Executable(); err == nil {
+// harnessExecutables returns the harness's own executable exe (as started
+// and with links resolved; none when ""), the ahp and ahp-hook found next
+// to it and on PATH, and the executables the visible hook settings run,
+// with the base names that run as the ahp adapter.
+func harnessExecutables(exe, cwd, home string) (exes, names []string) {
+	if exe != "" {
 		exes = append(exes, exe)
 		if r, err := filepath.EvalSymlinks(exe); err == nil && r != exe {
 			exes = append(exes, r)

@@ -77,7 +77,7 @@ func TestSelfProtectionGuardsHookExecutables(t *testing.T) {
 	t.Setenv("HOME", home)
 	c := config.Default()
 	c.DataDir = filepath.Join(proj, "ahp-data")
-	popts := policyOptions(slog.New(slog.DiscardHandler), c, "")
+	popts := policyOptions(slog.New(slog.DiscardHandler), c, "", ThisProcess())
 	set, err := policy.Compile(policy.Options{Params: popts.Params, Instance: popts.Instance})
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,7 @@ type Service struct {
 
 	replicaID  string                 // this process in a shared store's replica registry
 	started    time.Time              // when New was called
+	self       Identity               // this process, as self_protection guards it
 	adminBound atomic.Pointer[string] // the admin API's bound address
 
 	reloadMu sync.Mutex
@@ -82,7 +83,7 @@ func New(cfg config.Config, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, opts: opts, log: opts.logger(), obs: &fanout{}, adminMux: http.NewServeMux(),
-		replicaID: newReplicaID(), started: time.Now()}
+		replicaID: newReplicaID(), started: time.Now(), self: ThisProcess()}
 	s.obs.add(opts.Observers...)
 	if err := s.lock(); err != nil {
 		return nil, err

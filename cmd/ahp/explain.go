@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ahp-go/ahp/config"
 	"github.com/ahp-go/ahp/effects"
@@ -25,6 +26,7 @@ type explainOptions struct {
 	policies   []string
 	cwd        string
 	home       string
+	user       string
 	tool       string
 	json       bool
 }
@@ -44,11 +46,21 @@ blocked or let through, and to write a rule: rules read event.effects.
 With one argument, the argument is a shell command given to the tool named
 by --tool (bash by default) in the directory --cwd (the current directory by
 default). With two, they are an event type and its payload, as for ahp send
-(the payload's "cwd", if any, wins over --cwd).
+(the payload's "cwd", "home" and "user", if any, win over --cwd, --home and
+--user).
 
-The policy is the one ahp serve would load with the same --config (its
-policy files, packs and parameters, self-protection included), plus the
-files given with --policy; --packs, --param and --default override it.
+The event is read as ahp serve reads it: by the same code, with what a serve
+started with the same --config (and $AHP_CONFIG, $AHP_DATA_DIR) would know.
+Its policy files, packs and parameters (plus the files given with --policy;
+--packs, --param and --default override them), its view of the file system,
+and its own identity for the self_protection pack: its files, its admin
+address and, when that serve is running (it holds the data directory's lock
+file), its process id, command line, working directory and home; when none
+runs, those of "ahp serve --config FILE" started here by you, without a
+process id. Flags given to ahp serve itself beyond --config are not known.
+Like ahp send, the event carries the agent's home only with --home (the hook
+adapters send it): without one, "~" and $HOME are read as a home whoever's it
+is (/home/~), as ahp serve reads an event that names none.
 
 Exit status: 0 allow, 2 block, 3 escalate or defer, 1 on errors (as ahp send).`,
 		Example: `  ahp explain 'rm -rf "$HOME"/*'
@@ -61,7 +73,8 @@ Exit status: 0 allow, 2 block, 3 escalate or defer, 1 on errors (as ahp send).`,
 	f.StringVar(&o.configFile, "config", os.Getenv("AHP_CONFIG"), "configuration file of ahp serve (YAML; or $AHP_CONFIG)")
 	f.StringArrayVar(&o.policies, "policy", nil, "policy file or directory to load besides the configuration's; repeatable")
 	f.StringVar(&o.cwd, "cwd", "", "the agent's working directory (default: the current directory)")
-	f.StringVar(&o.home, "home", "", "the agent's home directory, for ~ and $HOME (default: yours)")
+	f.StringVar(&o.home, "home", "", "the agent's home directory, for ~ and $HOME, sent in the payload as the hook adapters send it (default: none, as a plain AHP client)")
+	f.StringVar(&o.user, "user", "", "the agent's user name, for ~USER, sent with --home")
 	f.StringVar(&o.tool, "tool", "bash", "the tool a COMMAND is given to")
 	f.BoolVar(&o.json, "json", false, "print JSON: {effects, decision, rule_id, pack, reason, matches}")
 	o.pf.register(cmd)
@@ -77,6 +90,14 @@ type explanation struct {
 	Reason   string                `json:"reason,omitempty"`
 	Matches  []explainMatch        `json:"matches"`
 	Version  string                `json:"policy_version"`
+	Harness  explainHarness        `json:"harness"`
+}
+
+// explainHarness is the harness whose decision is explained: the serve
+// the configuration describes (service.ServeIdentity).
+type explainHarness struct {
+	Running bool  `json:"running"`
+	PIDs    []int `json:"pids"`
 }
 
 // explainMatch is one rule that matches the action.
@@ -93,24 +114,19 @@ func runExplain(cmd *cobra.Command, o *explainOptions, args []string) error {
 	if err != nil {
 		return exitWith(exitFail, err.Error())
 	}
-	cfg := config.Default()
-	if o.configFile != "" {
-		if cfg, err = config.Load(o.configFile); err != nil {
-			return exitWith(exitFail, err.Error())
-		}
-	}
-	opts, err := o.pf.apply(cmd, service.PolicyOptions(cfg, o.configFile))
+	cfg, err := serveConfig(o.configFile)
 	if err != nil {
 		return exitWith(exitFail, err.Error())
 	}
-	// The same reading as ahp serve's (its file system view: globs
-	// expanded, links resolved, scripts read), with the home given here.
-	opts.Agent.Home = o.home
-	if opts.Agent.Home == "" {
-		opts.Agent.Home, _ = os.UserHomeDir()
-	}
-	srcs, err := policy.ReadFiles(append(append([]string(nil), cfg.Policy.Files...), o.policies...)...)
+	cfg.Policy.Files = append(cfg.Policy.Files, o.policies...)
+	// What ahp serve decides with (service.DecisionPolicy), as the serve
+	// of this configuration: the one running, else the one it would be.
+	self := service.ServeIdentity(cfg, o.configFile)
+	opts, srcs, err := service.DecisionPolicy(cfg, o.configFile, self)
 	if err != nil {
+		return exitWith(exitFail, err.Error())
+	}
+	if opts, err = o.pf.apply(cmd, opts); err != nil {
 		return exitWith(exitFail, err.Error())
 	}
 	live, err := policy.Compile(opts, srcs...)
@@ -125,7 +141,8 @@ func runExplain(cmd *cobra.Command, o *explainOptions, args []string) error {
 	in := &policy.Input{Event: ev, Principal: policy.Principal{ID: "ahp-explain", Roles: []string{"agent"}}, Transport: "explain"}
 	res := live.Evaluate(in)
 	x := explanation{Effects: live.Effects(ev), Decision: res.Decision.Kind, Reason: res.Decision.Reason,
-		RuleID: res.RuleID, Pack: res.Pack, Version: live.Version(), Matches: []explainMatch{}}
+		RuleID: res.RuleID, Pack: res.Pack, Version: live.Version(), Matches: []explainMatch{},
+		Harness: explainHarness{Running: self.Running, PIDs: self.PIDs}}
 	for _, m := range all.Evaluate(in).Shadow {
 		if m.RuleID == "" {
 			continue
@@ -182,6 +199,12 @@ func (o *explainOptions) event(args []string) (*protocol.Event, error) {
 	if _, ok := payload["cwd"]; !ok && cwd != "" {
 		payload["cwd"] = cwd
 	}
+	if _, ok := payload["home"]; !ok && o.home != "" {
+		payload["home"] = o.home
+		if _, ok := payload["user"]; !ok && o.user != "" {
+			payload["user"] = o.user
+		}
+	}
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		return nil, err
@@ -190,7 +213,7 @@ func (o *explainOptions) event(args []string) (*protocol.Event, error) {
 }
 
 // printExplanation writes the human form: the effects, then the decision,
-// then every matching rule.
+// the harness judged as, then every matching rule.
 func printExplanation(w io.Writer, x explanation) {
 	fmt.Fprintln(w, "effects:")
 	if len(x.Effects) == 0 {
@@ -210,7 +233,13 @@ func printExplanation(w io.Writer, x explanation) {
 	if x.Reason != "" {
 		fmt.Fprintf(w, ": %s", x.Reason)
 	}
-	fmt.Fprintf(w, "\n\nmatching rules (priority order, the first level decides):\n")
+	fmt.Fprintf(w, "\n\nharness: ")
+	if x.Harness.Running {
+		fmt.Fprintf(w, "the ahp serve of this configuration, running as pid %v\n", x.Harness.PIDs)
+	} else {
+		fmt.Fprintln(w, "the ahp serve of this configuration, not running (no process id to protect)")
+	}
+	fmt.Fprintf(w, "\nmatching rules (priority order, the first level decides):\n")
 	if len(x.Matches) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
@@ -263,4 +292,16 @@ func describeEffect(e effects.Effect) string {
 	}
 	add("via", e.Via)
 	return strings.Join(parts, " ")
+}
+
+// serveConfig returns the configuration ahp serve --config configFile
+// would run with: the file (none: the defaults), then what serve reads from
+// its environment ($AHP_DATA_DIR, the credentials and TLS variables), with
+// no other flag given.
+func serveConfig(configFile string) (config.Config, error) {
+	so := &serveOptions{}
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	so.addFlags(fs)
+	so.configFile = configFile
+	return so.effectiveConfig(fs)
 }
