@@ -36,6 +36,7 @@ const (
 	arPth
 	arPyCustomize
 	arCI
+	arGitConfig
 )
 
 // autorunWhat names each class in an Unknown's reason.
@@ -50,6 +51,7 @@ var autorunWhat = [...]string{
 	arPth:             "a Python .pth file, whose import lines run at every start",
 	arPyCustomize:     "a Python start-up module, run at every start",
 	arCI:              "a CI workflow",
+	arGitConfig:       "a git configuration, whose settings may run commands",
 }
 
 // autorunClassOf returns the class of path p (arNone for most paths; a
@@ -87,6 +89,12 @@ func autorunClassOf(p string) autorunClass {
 		return arPyCustomize
 	case ".gitlab-ci.yml", ".gitlab-ci.yaml":
 		return arCI
+	case ".gitconfig":
+		return arGitConfig
+	case "config":
+		if parent == ".git" || parent == "git" && path.Base(path.Dir(dir)) == ".config" {
+			return arGitConfig
+		}
 	}
 	switch {
 	case strings.HasSuffix(base, ".code-workspace"):
@@ -143,11 +151,21 @@ func (s *state) autorunWrite(p, text string, known, fragment bool) bool {
 	case arPyCustomize:
 		s.nested("autorun", func() { s.code("python", text) })
 	case arPth:
+		// A line that starts with import runs at every start of Python,
+		// and the modules it imports run unread: held, with what the line
+		// itself does read. Lines that only add a directory are data.
+		imports := false
 		for _, line := range strings.Split(text, "\n") {
 			if strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
+				imports = true
 				s.nested("autorun", func() { s.code("python", line) })
 			}
 		}
+		if imports {
+			s.autorunUnknown(p, class, "an import line in it runs code at every start of Python")
+		}
+	case arGitConfig:
+		s.gitConfigText(text)
 	case arCI:
 		if ciSecrets.MatchString(text) {
 			s.autorunUnknown(p, class, "it reads the repository's secrets or runs on pull_request_target")
@@ -642,28 +660,41 @@ func (c *shCall) gitConfigSet(args []sword) {
 		return
 	}
 	key, val := strings.ToLower(pos[0].val), pos[1]
-	if !gitCommandKey(key) {
+	if !gitCommandKey(key) && !gitIncludeKey(key) {
 		return
 	}
 	if !val.known {
 		c.r.s.add(Effect{Kind: Unknown, Program: "git", Detail: &Detail{Reason: "autorun: git config " + key + " set to a command not known statically: " + val.arg}})
 		return
 	}
-	cmd := val.val
-	switch {
-	case strings.HasPrefix(key, "alias."):
-		var ok bool
-		if cmd, ok = strings.CutPrefix(cmd, "!"); !ok {
-			return // a git subcommand
+	c.r.s.nested("autorun", func() { c.gitSetting(key, val.val, 0) })
+}
+
+// gitConfigText reads a git configuration file an action writes: the
+// settings that run commands are read as gitSetting reads them.
+func (s *state) gitConfigText(text string) {
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
 		}
-	case key == "credential.helper":
-		if rest, ok := strings.CutPrefix(cmd, "!"); ok {
-			cmd = rest
-		} else if cmd == "" {
-			return
-		} else if !strings.Contains(cmd, "/") {
-			cmd = "git credential-" + cmd
+		if line[0] == '[' {
+			section = gitSection(line)
+			continue
 		}
+		key, val, _ := strings.Cut(line, "=")
+		key = section + "." + strings.ToLower(strings.TrimSpace(key))
+		if !gitCommandKey(key) {
+			continue
+		}
+		cmd := gitValue(val)
+		if strings.HasPrefix(key, "alias.") || key == "credential.helper" {
+			var ok bool
+			if cmd, ok = strings.CutPrefix(cmd, "!"); !ok && !(key == "credential.helper" && strings.HasPrefix(cmd, "/")) {
+				continue
+			}
+		}
+		s.autorunShell("autorun", "", cmd)
 	}
-	c.r.s.autorunShell("autorun", "", cmd)
 }
