@@ -667,6 +667,11 @@ func (c *shCall) gitConfigSet(args []sword) {
 		c.r.s.add(Effect{Kind: Unknown, Program: "git", Detail: &Detail{Reason: "autorun: git config " + key + " set to a command not known statically: " + val.arg}})
 		return
 	}
+	if gitIncludeKey(key) {
+		// The included file is read when git runs, whatever it holds then.
+		c.r.s.add(Effect{Kind: Unknown, Program: "git", Detail: &Detail{Reason: "autorun: git config " + key + " names a file whose settings git reads later: " + val.val}})
+		return
+	}
 	c.r.s.nested("autorun", func() { c.gitSetting(key, val.val, 0) })
 }
 

