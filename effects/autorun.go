@@ -231,7 +231,7 @@ func (s *state) autorunProgram(dir, prog string, args []string) {
 
 // ciSecrets finds a workflow that reads the repository's secrets or runs
 // with them on other people's pull requests.
-var ciSecrets = regexp.MustCompile(`\bsecrets\s*(?:\.|\[)|toJSON\(\s*secrets\s*\)|secrets\s*:\s*inherit|\bpull_request_target\b`)
+var ciSecrets = regexp.MustCompile(`\bsecrets\s*(?:\.|\[)|toJSON\(\s*secrets\s*\)|(?m)^\s*secrets\s*:|\bpull_request_target\b|\bCI_JOB_TOKEN\b`)
 
 // jetbrainsScript finds a shell script run configuration's text.
 var jetbrainsScript = regexp.MustCompile(`name="SCRIPT_TEXT"\s+value="([^"]*)"`)
@@ -383,7 +383,8 @@ func asMap(v any) map[string]any {
 // names a program the editor or an extension runs.
 func settingRunsProgram(key string) bool {
 	for _, suf := range []string{"executablepath", "interpreterpath", ".path", ".executable", ".serverpath", ".nodepath",
-		".pythonpath", ".tsdk", "commandline", ".shell.linux", ".shell.osx", ".shell.windows", ".command"} {
+		".pythonpath", ".tsdk", "commandline", ".shell.linux", ".shell.osx", ".shell.windows", ".command", ".runtime",
+		"runtimeexecutable", ".binary", "binarypath", "binpath", ".interpreter"} {
 		if strings.HasSuffix(key, suf) {
 			return true
 		}
@@ -672,6 +673,9 @@ func (c *shCall) gitConfigSet(args []sword) {
 		c.r.s.add(Effect{Kind: Unknown, Program: "git", Detail: &Detail{Reason: "autorun: git config " + key + " names a file whose settings git reads later: " + val.val}})
 		return
 	}
+	if key == "credential.helper" && credentialCommand(val.val) {
+		c.r.s.add(Effect{Kind: Unknown, Program: "git", Detail: &Detail{Reason: "autorun: git config credential.helper set to a command, which git gives every credential it uses: " + val.val}})
+	}
 	c.r.s.nested("autorun", func() { c.gitSetting(key, val.val, 0) })
 }
 
@@ -700,6 +704,17 @@ func (s *state) gitConfigText(text string) {
 				continue
 			}
 		}
+		if key == "credential.helper" && credentialCommand(gitValue(val)) {
+			s.add(Effect{Kind: Unknown, Detail: &Detail{Reason: "autorun: a git configuration sets credential.helper to a command, which git gives every credential it uses: " + cmd}})
+		}
 		s.autorunShell("autorun", "", cmd)
 	}
+}
+
+// credentialCommand reports whether a credential.helper value is a
+// command of the action's choosing (!cmd, a path) rather than one of
+// git's helpers by name (store, cache, osxkeychain, manager).
+func credentialCommand(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, "!") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~")
 }

