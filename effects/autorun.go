@@ -82,7 +82,9 @@ func autorunClassOf(p string) autorunClass {
 			continue
 		} else if !ok {
 			// x.yml, x.xml, x.code-workspace: any name with that end
-			if ok, _ := path.Match(base, strings.Replace(nb, "x", "a", 1)); !ok && !strings.HasSuffix(base, "*") {
+			// x.yml in .github/workflows: any name there; x.code-workspace
+			// anywhere: a name with that end
+			if ok, _ := path.Match(base, strings.Replace(nb, "x", "a", 1)); !ok && np == "x/" {
 				continue
 			}
 		}
