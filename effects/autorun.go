@@ -70,8 +70,8 @@ func autorunClassOf(p string) autorunClass {
 	}
 	dir, base := path.Split(p)
 	parent := path.Base(strings.TrimSuffix(dir, "/"))
-	if len(strings.Trim(base, "*?")) < 3 {
-		return arNone // *, ?*: any file at all, not one of these
+	if len(strings.Trim(base, "*?")) < 3 || strings.HasPrefix(base, "*") || strings.HasPrefix(base, "?") {
+		return arNone // *, *.py, ?*.json: any file of a kind, not one of these
 	}
 	for _, n := range autorunNames {
 		np, nb := path.Split(n)
@@ -84,7 +84,7 @@ func autorunClassOf(p string) autorunClass {
 			// x.yml, x.xml, x.code-workspace: any name with that end
 			// x.yml in .github/workflows: any name there; x.code-workspace
 			// anywhere: a name with that end
-			if ok, _ := path.Match(base, strings.Replace(nb, "x", "a", 1)); !ok && np == "x/" {
+			if ok, _ := path.Match(base, strings.Replace(nb, "x", "a", 1)); !ok && (np == "x/" || parent != path.Base(np)) {
 				continue
 			}
 		}

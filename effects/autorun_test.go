@@ -47,6 +47,9 @@ func TestAutorunFiles(t *testing.T) {
 		{`echo x > /tmp/tmp*`, nil, false},
 		{`echo x > /tmp/keys.*`, nil, false},
 		{`echo x > .github/workflows/dep*`, nil, true},
+		{`for f in src/**/*.ts; do echo x > "$f"; done`, nil, false},
+		{`python3 -c 'import pathlib
+for p in pathlib.Path(".").rglob("*.py"): p.write_text(p.read_text())'`, nil, false},
 		{`ln -sf /tmp/t.json /w/.vscode/tasks.json`, nil, true},
 		{`mv /tmp/t.json .vscode/tasks.json`, nil, true},
 		{`python3 -c 'open(".vscode/tasks.json", "w").write(input())'`, nil, true},
