@@ -10,6 +10,7 @@ func Shell(script string, ctx Context) (out []Effect) {
 	s := newState(ctx)
 	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
+	defer s.autorunUnread()
 	s.shell(script)
 	return s.out
 }
@@ -20,6 +21,7 @@ func Code(lang, code string, ctx Context) (out []Effect) {
 	s := newState(ctx)
 	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
+	defer s.autorunUnread()
 	s.code(lang, code)
 	return s.out
 }
@@ -51,6 +53,7 @@ func PayloadInto(buf []Effect, payload map[string]any, ctx Context) (out []Effec
 	s.out = buf[:0]
 	defer func() { out = s.finish() }()
 	defer s.recoverFailure()
+	defer s.autorunUnread()
 	s.payload(payload)
 	return s.out
 }
@@ -82,6 +85,11 @@ type state struct {
 	// onDisk counts the script files read from disk being read now (a
 	// script the harness reads where it lies, not code in the action).
 	onDisk int
+	// autorunSeen holds the files developer tools run by themselves
+	// whose content a reader read (autorun.go); texts the literal text
+	// the action wrote to each file, for a copy of it.
+	autorunSeen map[string]bool
+	texts       map[string]string
 	// dotglob is set once the script turned bash's dotglob on (shopt -s
 	// dotglob, GLOBIGNORE): a glob's * and ? also match names with a
 	// leading dot.

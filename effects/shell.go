@@ -394,7 +394,18 @@ func (r *sh) stmt(st *syntax.Stmt, in *shStream) *shStream {
 // file later in the script reads that text; any other write forgets it.
 func (r *sh) remember(p string, st *shStream, appendTo bool) {
 	old, had := r.written[p]
-	if st == nil || st.kind != sText || appendTo && !had {
+	known := st != nil && st.kind == sText
+	if known {
+		r.s.texts = keepText(r.s.texts, p, st.text, appendTo)
+	}
+	if autorunClassOf(p) != arNone {
+		text := ""
+		if known {
+			text = st.text
+		}
+		r.s.autorunWrite(p, text, known, appendTo)
+	}
+	if !known || appendTo && !had {
 		delete(r.written, p)
 		return
 	}
@@ -410,6 +421,21 @@ func (r *sh) remember(p string, st *shStream, appendTo bool) {
 		return
 	}
 	r.written[p] = text
+}
+
+// keepText keeps text written to p in m (appended with appendTo), for a
+// copy of p read later in the action, and returns m.
+func keepText(m map[string]string, p, text string, appendTo bool) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	if appendTo {
+		text = m[p] + text
+	}
+	if len(text) <= MaxScriptBytes {
+		m[p] = text
+	}
+	return m
 }
 
 // scoped reads something in a subshell: variables, functions, aliases and

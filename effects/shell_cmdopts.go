@@ -304,8 +304,8 @@ func (c *shCall) gitSetting(key, val string, depth int) {
 		// An alias or helper that starts with "!" is a shell command;
 		// otherwise it is a git subcommand or git-credential-NAME.
 		cmd, ok := strings.CutPrefix(strings.TrimSpace(val), "!")
-		if !ok {
-			return
+		if !ok && !(key == "credential.helper" && (strings.HasPrefix(cmd, "/") || strings.HasPrefix(cmd, "~"))) {
+			return // a helper named by an absolute path runs as it is
 		}
 		val = cmd
 	}

@@ -270,6 +270,10 @@ func hNodePM(c *shCall) *shStream {
 	case c.prog == "npm" && sub == "pkg" && i+2 < len(args) && args[i+1].known && args[i+1].val == "set":
 		for _, kv := range args[i+2:] {
 			if k, v, ok := strings.Cut(kv.val, "="); ok && kv.known && strings.HasPrefix(k, "scripts.") {
+				if slices.Contains(npmLifecycle, strings.TrimPrefix(k, "scripts.")) {
+					c.r.s.autorunShell("lifecycle", "", v) // run by npm install itself
+					continue
+				}
 				c.r.s.shellIn(v, nil)
 			} else if !kv.known {
 				c.r.s.opaque("sh", outProg(kv), "npm pkg set of a value not known statically: %s", kv.arg)

@@ -2248,6 +2248,10 @@ func hGit(c *shCall) *shStream {
 		c.gitApply(args[i+1:])
 		return c.filter()
 	}
+	if i < len(args) && args[i].known && args[i].val == "config" {
+		c.gitConfigSet(args[i+1:])
+		return c.filter()
+	}
 	for _, a := range args[i:] {
 		if a.known && strings.HasPrefix(a.val, "ext::") {
 			// git's ext transport runs its command (with % escapes)

@@ -303,6 +303,7 @@ func (t *toolCall) read() {
 		}
 		t.file(Write, false, t.strs(pathArgs...)...)
 		t.scriptContent()
+		t.autorunContent()
 	case "read", "read_file", "read_text_file", "read_media_file", "view", "notebookread", "cat", "open_file":
 		t.file(Read, false, t.strs(pathArgs...)...)
 	case "read_multiple_files", "read_many_files":
@@ -580,6 +581,59 @@ func (t *toolCall) patchText(patch string) {
 			t.file(Write, false, dst)
 		}
 	}
+}
+
+// autorunContent reads what a file tool writes into a file a developer
+// tool runs by itself (autorun.go): the whole file for a write, the file
+// on disk with the edit made when the harness can see it, else the text
+// the edit puts in.
+func (t *toolCall) autorunContent() {
+	for _, p := range t.strs(pathArgs...) {
+		p = t.s.resolve(strings.TrimPrefix(strings.TrimSpace(p), "file://"))
+		if autorunClassOf(p) == arNone {
+			continue
+		}
+		if full := t.str("content", "file_text", "text"); len(full) > 0 {
+			for _, c := range full {
+				t.s.autorunWrite(p, c, true, false)
+			}
+			continue
+		}
+		news, olds := t.str("new_string", "new_str", "insert_text"), t.str("old_string", "old_str")
+		if text, ok := t.editedFile(p, olds, news); ok {
+			t.s.autorunWrite(p, text, true, false)
+			continue
+		}
+		if len(news) == 0 {
+			t.s.autorunWrite(p, "", false, false)
+			continue
+		}
+		for _, c := range news {
+			t.s.autorunWrite(p, c, true, true)
+		}
+	}
+}
+
+// editedFile is the file at p as an edit leaves it (each old text
+// replaced by its new one), when the harness can see the file and finds
+// every old text in it.
+func (t *toolCall) editedFile(p string, olds, news []string) (string, bool) {
+	fs := t.s.ctx.FS
+	if fs == nil || len(olds) == 0 || len(olds) != len(news) || !strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	data, trunc, err := fs.ReadFile(p, MaxScriptBytes)
+	if err != nil || trunc {
+		return "", false
+	}
+	text := string(data)
+	for i, o := range olds {
+		if o == "" || !strings.Contains(text, o) {
+			return "", false
+		}
+		text = strings.Replace(text, o, news[i], 1)
+	}
+	return text, true
 }
 
 // scriptLangs are the languages of script files by extension.

