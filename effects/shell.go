@@ -230,6 +230,9 @@ type shStream struct {
 	port string
 	prog string   // the producing program (sOutput)
 	from []string // files the producer read (sOutput)
+	// fileRoots: a find that selects no directory (-type f) wrote the
+	// names; its from entries not ending in "/*" are single files.
+	fileRoots bool
 	lost string   // a file named at run time, as written (sOutput of an input redirection: < "$F")
 }
 

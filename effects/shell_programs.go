@@ -1380,7 +1380,7 @@ func hFind(c *shCall) *shStream {
 			}
 		}
 	}
-	st := c.r.s.mem.stream(shStream{kind: sOutput, prog: "find"})
+	st := c.r.s.mem.stream(shStream{kind: sOutput, prog: "find", fileRoots: sel.notDir})
 	for _, root := range roots {
 		if root.known {
 			st.from = append(st.from, c.r.path(root.val, false))
@@ -1419,7 +1419,8 @@ func hXargs(c *shCall) *shStream {
 		}
 	} else if c.in != nil && c.in.prog == "find" && len(c.in.from) > 0 {
 		for _, root := range c.in.from {
-			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: true})
+			tree := !c.in.fileRoots || strings.HasSuffix(root, "/*")
+			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: tree})
 		}
 		known = true
 	} else if c.in != nil && c.in.kind == sOutput && (c.in.prog == "ls" || c.in.prog == "dir") {
