@@ -233,7 +233,7 @@ type shStream struct {
 	// fileRoots: a find that selects no directory (-type f) wrote the
 	// names; its from entries not ending in "/*" are single files.
 	fileRoots bool
-	lost string   // a file named at run time, as written (sOutput of an input redirection: < "$F")
+	lost      string // a file named at run time, as written (sOutput of an input redirection: < "$F")
 }
 
 // source names a stream as the Source of a Send.
