@@ -239,6 +239,9 @@ type shStream struct {
 	// ps aux | grep sshd: "sshd"; ps -e: "-1", every process), when it
 	// is a process listing (shell_pids.go).
 	pids []string
+	// fileRoots: a find that selects no directory (-type f) wrote the
+	// names; its from entries not ending in "/*" are single files.
+	fileRoots bool
 }
 
 // source names a stream as the Source of a Send.

@@ -1216,6 +1216,10 @@ type findSel struct {
 	names    []string
 	fold     bool // -iname
 	mindepth bool
+	// notDir: a -type test (in a plain conjunction) that no directory
+	// passes (-type f, -type l, -type f,l): a starting point is found
+	// only when it is not a directory, and then it is one file.
+	notDir bool
 }
 
 // findSelection reads a find expression (the words after the starting
@@ -1249,7 +1253,12 @@ func findSelection(expr []sword) findSel {
 			i++
 		case "-o", "-or", "!", "-not", "(", ")", ",":
 			plain = false
-		case "-type", "-xtype", "-maxdepth", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+		case "-type":
+			if i+1 < len(expr) && expr[i+1].known && expr[i+1].val != "" && !strings.Contains(expr[i+1].val, "d") {
+				sel.notDir = true
+			}
+			i++
+		case "-xtype", "-maxdepth", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
 			"-newer", "-anewer", "-cnewer", "-size", "-user", "-group", "-perm", "-uid", "-gid", "-links",
 			"-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
 			"-samefile", "-inum", "-fstype", "-used", "-regextype", "-printf", "-fprint", "-fprint0", "-fls":
@@ -1263,6 +1272,7 @@ func findSelection(expr []sword) findSel {
 	}
 	if !plain {
 		sel.names = nil
+		sel.notDir = false
 	}
 	return sel
 }
@@ -1320,6 +1330,23 @@ func hFind(c *shCall) *shStream {
 			roots[k] = sword{arg: root.arg, val: strings.TrimSuffix(root.val, "/") + "/*", known: true, tree: true}
 		}
 	}
+	if sel.notDir {
+		// -type f: what is under a starting point ("/srv/*", each a
+		// tree), and the starting point itself only as one file (not a
+		// tree: a directory there is not found).
+		n := len(roots)
+		for k := range n {
+			root := roots[k]
+			if !root.known || root.tree {
+				continue
+			}
+			roots[k] = sword{arg: root.arg, val: strings.TrimSuffix(root.val, "/") + "/*", known: true, tree: true}
+			if b := path.Base(root.val); b != "/" && b != "." && b != ".." && !strings.HasSuffix(root.val, "/") {
+				// Not written as a directory: it may be a file.
+				roots = append(roots, sword{arg: root.arg, val: root.val, known: true})
+			}
+		}
+	}
 	for ; i < len(args); i++ {
 		a := args[i]
 		if !a.known {
@@ -1341,7 +1368,7 @@ func hFind(c *shCall) *shStream {
 				for k, w := range cmd {
 					ws[k] = w
 					if w.known && strings.Contains(w.val, "{}") && root.known {
-						ws[k] = sword{arg: w.arg, val: strings.ReplaceAll(w.val, "{}", root.val), known: true, tree: true}
+						ws[k] = sword{arg: w.arg, val: strings.ReplaceAll(w.val, "{}", root.val), known: true, tree: root.tree || !sel.notDir}
 					} else if w.known && strings.Contains(w.val, "{}") {
 						ws[k] = sword{arg: w.arg}
 					}
@@ -1350,7 +1377,7 @@ func hFind(c *shCall) *shStream {
 			}
 		case "-delete":
 			for _, root := range roots {
-				c.file(Delete, root, func(e *Effect) { e.Recursive = true })
+				c.file(Delete, root, func(e *Effect) { e.Recursive = root.tree || !sel.notDir })
 			}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {
@@ -1358,7 +1385,7 @@ func hFind(c *shCall) *shStream {
 			}
 		}
 	}
-	st := c.r.s.mem.stream(shStream{kind: sOutput, prog: "find"})
+	st := c.r.s.mem.stream(shStream{kind: sOutput, prog: "find", fileRoots: sel.notDir})
 	for _, root := range roots {
 		if root.known {
 			st.from = append(st.from, c.r.path(root.val, false))
@@ -1397,7 +1424,8 @@ func hXargs(c *shCall) *shStream {
 		}
 	} else if c.in != nil && c.in.prog == "find" && len(c.in.from) > 0 {
 		for _, root := range c.in.from {
-			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: true})
+			tree := !c.in.fileRoots || strings.HasSuffix(root, "/*")
+			items = append(items, sword{arg: "(stdin)", val: root, known: true, tree: tree})
 		}
 		known = true
 	} else if c.in != nil && c.in.kind == sOutput && (c.in.prog == "ls" || c.in.prog == "dir") {

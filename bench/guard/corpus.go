@@ -50,6 +50,11 @@ type Case struct {
 	Old      string // edit: the text replaced (Text is the new text)
 	Agent    string // tool: the agent whose tool it is
 	Tool     string // tool: the tool's name
+	// Session, when set, is the recorded session the action belongs to:
+	// the actions of cases with the same Session are sent in order in one
+	// harness session (InterCode's trajectories). Unset, each action has
+	// a session of its own.
+	Session string
 }
 
 // Where names the case for a reader: file:line, or its source.

@@ -427,7 +427,7 @@ func TestLoadAllCategories(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(tinyCorpus), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := loadAll(options{corpus: dir, categories: "editing"}, "/home/u")
+	cs, _, err := loadAll(options{corpus: dir, categories: "editing"}, "/home/u")
 	if err != nil || len(cs) != 4 {
 		t.Fatalf("editing only: %v, %d cases", err, len(cs))
 	}
@@ -436,10 +436,10 @@ func TestLoadAllCategories(t *testing.T) {
 			t.Fatalf("kept %+v", c)
 		}
 	}
-	if cs, err = loadAll(options{corpus: dir}, "/home/u"); err != nil || len(cs) != 8 || cs[0].Cwd != "/home/u/src/app" {
+	if cs, _, err = loadAll(options{corpus: dir}, "/home/u"); err != nil || len(cs) != 8 || cs[0].Cwd != "/home/u/src/app" {
 		t.Fatalf("all: %v, %d cases, cwd %q", err, len(cs), cs[0].Cwd)
 	}
-	if _, err = loadAll(options{corpus: dir, categories: "nothing"}, "/home/u"); err == nil {
+	if _, _, err = loadAll(options{corpus: dir, categories: "nothing"}, "/home/u"); err == nil {
 		t.Fatal("no case left must be an error")
 	}
 }

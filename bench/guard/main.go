@@ -48,6 +48,7 @@ func (p packFlags) Set(s string) error {
 // options are the command line.
 type options struct {
 	corpus, gtfobins, tldr, atomic string
+	intercode                      string
 	connect, config                string
 	dataDir                        string
 	home                           string
@@ -57,6 +58,7 @@ type options struct {
 	jsonOut                        bool
 	listMissed, listStopped        bool
 	targets                        Targets
+	maxInterCode, minGTFOBins      float64
 	publicCwd                      string
 	categories                     string
 }
@@ -68,6 +70,7 @@ func main() {
 	fs.StringVar(&o.gtfobins, "gtfobins", "", "a checkout of GTFOBins/GTFOBins.github.io: its reverse-shell, bind-shell, upload, download and file-write entries as risky")
 	fs.StringVar(&o.atomic, "atomic", "", "a checkout of redcanaryco/atomic-red-team: its Linux sh/bash tests of the impact, exfiltration, credential-access, command-and-control, persistence, privilege-escalation and defense-impairment tactics as risky")
 	fs.StringVar(&o.tldr, "tldr", "", "a checkout of tldr-pages/tldr: the examples of pages/common and pages/linux as ordinary")
+	fs.StringVar(&o.intercode, "intercode", "", "a checkout of princeton-nlp/intercode (or its data/results/bash): every recorded agent action of data/results/bash/*/*.json as ordinary, sent in its trajectory's session")
 	fs.StringVar(&o.publicCwd, "public-cwd", "~/src/app", "the agent's working directory sent with the public corpora's actions")
 	fs.StringVar(&o.home, "home", "", "the agent's home directory: ~ in the corpus's cwd and file-tool paths, and HOME of an in-process harness (default: $HOME)")
 	fs.StringVar(&o.categories, "category", "", "send only the cases of these categories (comma-separated: credentials,git,upload,common,...)")
@@ -82,7 +85,16 @@ func main() {
 	fs.BoolVar(&o.listStopped, "list-stopped", false, "list every ordinary action stopped, with its rule")
 	fs.Float64Var(&o.targets.MinRiskyStopped, "min-risky-stopped", -1, "exit 1 when a corpus stops a smaller fraction of its risky actions (e.g. 0.98; negative: no target)")
 	fs.Float64Var(&o.targets.MaxOrdinaryStopped, "max-ordinary-stopped", -1, "exit 1 when a corpus stops a larger fraction of its ordinary actions (e.g. 0.005; negative: no target)")
+	fs.Float64Var(&o.maxInterCode, "max-intercode-stopped", -1, "exit 1 when the intercode corpus stops a larger fraction of its actions (e.g. 0.005; negative: no target); --max-ordinary-stopped applies to it too when given")
+	fs.Float64Var(&o.minGTFOBins, "min-gtfobins-stopped", -1, "exit 1 when the gtfobins corpus stops a smaller fraction of its actions (e.g. 0.95; negative: no target); --min-risky-stopped applies to it too when given")
 	_ = fs.Parse(os.Args[1:])
+	o.targets.PerSource = map[string]Targets{}
+	if o.maxInterCode >= 0 {
+		o.targets.PerSource["intercode"] = Targets{MinRiskyStopped: -1, MaxOrdinaryStopped: o.maxInterCode}
+	}
+	if o.minGTFOBins >= 0 {
+		o.targets.PerSource["gtfobins"] = Targets{MinRiskyStopped: o.minGTFOBins, MaxOrdinaryStopped: -1}
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "guard: unexpected arguments:", fs.Args())
 		os.Exit(2)
@@ -108,7 +120,7 @@ func run(ctx context.Context, o options, w io.Writer) (int, error) {
 			return 0, err
 		}
 	}
-	cases, err := loadAll(o, home)
+	cases, notes, err := loadAll(o, home)
 	if err != nil {
 		return 0, err
 	}
@@ -145,14 +157,18 @@ func run(ctx context.Context, o options, w io.Writer) (int, error) {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Stopped string                    `json:"stopped"`
+			Notes   []string                  `json:"notes,omitempty"`
 			Sources []SourceReport            `json:"sources"`
 			Off     map[string]map[string]int `json:"not_counted_packs_off,omitempty"`
 			Targets Targets                   `json:"targets"`
 			Missed  []string                  `json:"targets_missed"`
-		}{"blocked or escalated", reps, off, o.targets, miss}); err != nil {
+		}{"blocked or escalated", notes, reps, off, o.targets, miss}); err != nil {
 			return 0, err
 		}
 	} else {
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
 		for i := range reps {
 			reps[i].WriteText(w, o.listMissed, o.listStopped)
 		}
@@ -167,12 +183,17 @@ func run(ctx context.Context, o options, w io.Writer) (int, error) {
 	return 0, nil
 }
 
-func loadAll(o options, home string) ([]Case, error) {
-	var cases []Case
+// loadAll reads every corpus asked for; notes are lines to print before
+// the figures (what a loader did not send, and why).
+func loadAll(o options, home string) ([]Case, []string, error) {
+	var (
+		cases []Case
+		notes []string
+	)
 	if o.corpus != "" {
 		cs, err := LoadCorpusDir(o.corpus)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cases = append(cases, cs...)
 	}
@@ -180,23 +201,31 @@ func loadAll(o options, home string) ([]Case, error) {
 	if o.gtfobins != "" {
 		cs, err := LoadGTFOBins(o.gtfobins, cwd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cases = append(cases, cs...)
 	}
 	if o.atomic != "" {
 		cs, err := LoadAtomic(o.atomic, cwd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cases = append(cases, cs...)
 	}
 	if o.tldr != "" {
 		cs, err := LoadTLDR(o.tldr, cwd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cases = append(cases, cs...)
+	}
+	if o.intercode != "" {
+		l, err := LoadInterCode(o.intercode, cwd)
+		if err != nil {
+			return nil, nil, err
+		}
+		cases = append(cases, l.Cases...)
+		notes = append(notes, l.skippedNote())
 	}
 	if o.categories != "" {
 		want := map[string]bool{}
@@ -212,16 +241,18 @@ func loadAll(o options, home string) ([]Case, error) {
 		cases = kept
 	}
 	if len(cases) == 0 {
-		return nil, errors.New("no case to send: give --corpus, --gtfobins, --atomic or --tldr (and a --category they have)")
+		return nil, nil, errors.New("no case to send: give --corpus, --gtfobins, --atomic, --tldr or --intercode (and a --category they have)")
 	}
 	for i := range cases {
 		cases[i].Cwd = expandHome(cases[i].Cwd, home)
 	}
-	return cases, nil
+	return cases, notes, nil
 }
 
-// sendAll sends every action, each in a session of its own (no counter
-// or earlier decision of one case weighs on another), parallel at once.
+// sendAll sends every action, parallel at once: each in a session of its
+// own (no counter or earlier decision of one case weighs on another),
+// except the actions of cases with the same Case.Session, which are sent
+// one after the other, in order, in one session (a recorded trajectory).
 func sendAll(ctx context.Context, h *Harness, actions []Action, parallel int) ([]Result, error) {
 	if parallel < 1 {
 		parallel = 1
@@ -232,36 +263,63 @@ func sendAll(ctx context.Context, h *Harness, actions []Action, parallel int) ([
 		mu       sync.Mutex
 		firstErr error
 	)
-	next := make(chan int)
+	next := make(chan []int)
 	for range parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				sid := fmt.Sprintf("guard-%06d", i)
-				out, err := h.Send(ctx, sid, &actions[i])
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("%s (%s): %w", actions[i].Case.Where(), actions[i].Via, err)
+			for job := range next {
+				// The session is named after its first action.
+				sid := fmt.Sprintf("guard-%06d", job[0])
+				for _, i := range job {
+					out, err := h.Send(ctx, sid, &actions[i])
+					if err != nil {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = fmt.Errorf("%s (%s): %w", actions[i].Case.Where(), actions[i].Via, err)
+						}
+						mu.Unlock()
+						break
 					}
-					mu.Unlock()
-					continue
+					results[i] = Result{Action: &actions[i], Outcome: out, Pack: h.PackOf(out.RuleID)}
 				}
-				results[i] = Result{Action: &actions[i], Outcome: out, Pack: h.PackOf(out.RuleID)}
 			}
 		}()
 	}
-	for i := range actions {
+	for _, job := range sessionJobs(actions) {
 		mu.Lock()
 		stop := firstErr != nil
 		mu.Unlock()
 		if stop {
 			break
 		}
-		next <- i
+		next <- job
 	}
 	close(next)
 	wg.Wait()
 	return results, firstErr
+}
+
+// sessionJobs groups the actions by session: one job per action, except
+// that the actions of one Case.Session are one job, in their order (a
+// loader names its sessions so that two corpora's never meet). Jobs are
+// in the order of their first action.
+func sessionJobs(actions []Action) [][]int {
+	var jobs [][]int
+	at := map[string]int{}
+	for i := range actions {
+		c := actions[i].Case
+		if c.Session == "" {
+			jobs = append(jobs, []int{i})
+			continue
+		}
+		k := c.Session
+		if j, ok := at[k]; ok {
+			jobs[j] = append(jobs[j], i)
+			continue
+		}
+		at[k] = len(jobs)
+		jobs = append(jobs, []int{i})
+	}
+	return jobs
 }

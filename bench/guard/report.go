@@ -263,15 +263,22 @@ func (rep *SourceReport) WriteText(w io.Writer, listMissed, listStopped bool) {
 }
 
 // Targets are the figures a run must reach; a negative value is no target.
+// MinRiskyStopped and MaxOrdinaryStopped apply to every source;
+// PerSource adds targets for one source (intercode, gtfobins).
 type Targets struct {
-	MinRiskyStopped    float64 `json:"min_risky_stopped"`
-	MaxOrdinaryStopped float64 `json:"max_ordinary_stopped"`
+	MinRiskyStopped    float64            `json:"min_risky_stopped"`
+	MaxOrdinaryStopped float64            `json:"max_ordinary_stopped"`
+	PerSource          map[string]Targets `json:"per_source,omitempty"`
 }
 
 // Check returns what each source misses of t, one line each.
 func (t Targets) Check(reps []SourceReport) []string {
 	var miss []string
 	for _, r := range reps {
+		if st, ok := t.PerSource[r.Source]; ok {
+			st.PerSource = nil
+			miss = append(miss, st.Check([]SourceReport{r})...)
+		}
 		if t.MinRiskyStopped >= 0 && r.Risky.Actions > 0 && r.Risky.Rate() < t.MinRiskyStopped {
 			miss = append(miss, fmt.Sprintf("%s: %s of risky actions stopped (%d of %d), target at least %.1f %%",
 				r.Source, pct(r.Risky.Stopped, r.Risky.Actions), r.Risky.Stopped, r.Risky.Actions, 100*t.MinRiskyStopped))
