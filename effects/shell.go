@@ -24,6 +24,7 @@ type shVar struct {
 	val      string
 	known    bool
 	exported bool
+	temp     bool // the output of mktemp: a path the script made (see hiddenTarget)
 }
 
 // shEnv is what a nested shell starts with: the exported variables of the
@@ -598,7 +599,8 @@ func (r *sh) assignValue(a *syntax.Assign, ea shAssign, export bool) {
 		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
 		ea.val = sword{arg: ea.val.arg[:0]}
 	}
-	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported}
+	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported,
+		temp: !ea.val.known && a.Value != nil && shIsMktemp(a.Value)}
 	if a.Append {
 		old := r.vars[ea.name]
 		v.val, v.known = old.val+v.val, old.known && v.known
