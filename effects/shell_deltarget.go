@@ -72,7 +72,11 @@ func (r *sh) hiddenTarget(w sword) bool {
 	s = shExpansionRE.ReplaceAllString(s, "\x00")
 	s = strings.NewReplacer(`"`, "", `'`, "", "$", "\x00", "`", "\x00").Replace(s)
 	s = strings.TrimRight(s, "/")
-	last := s[strings.LastIndexByte(s, '/')+1:]
-	return last == "" || last == "." || last == ".." || strings.IndexByte(last, 0) >= 0 ||
-		strings.Trim(last, "*?.") == ""
+	i := strings.LastIndexByte(s, '/')
+	last := s[i+1:]
+	if strings.IndexByte(last, 0) >= 0 {
+		return true
+	}
+	// every entry of a directory ("$D"/*, "$D/."): hidden when the directory is
+	return strings.Trim(last, "*?.") == "" && strings.IndexByte(s[:max(i, 0)], 0) >= 0
 }
