@@ -27,7 +27,8 @@ type shVar struct {
 	// out is the process listing a value not known came from
 	// (p=$(pgrep sshd), for p in $(pgrep sshd), ... | while read p):
 	// its pids (shell_pids.go).
-	out *shStream
+	out  *shStream
+	temp bool // the output of mktemp: a path the script made (see hiddenTarget)
 }
 
 // shEnv is what a nested shell starts with: the exported variables of the
@@ -635,7 +636,8 @@ func (r *sh) assignValue(a *syntax.Assign, ea shAssign, export bool) {
 		r.s.unknown(true, "variable %s longer than %d bytes", ea.name, MaxInput)
 		ea.val = sword{arg: ea.val.arg[:0]}
 	}
-	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported, out: pidStream(ea.val.out)}
+	v := shVar{val: ea.val.val, known: ea.val.known, exported: export || r.vars[ea.name].exported, out: pidStream(ea.val.out),
+		temp: !ea.val.known && a.Value != nil && shIsMktemp(a.Value)}
 	if a.Append {
 		old := r.vars[ea.name]
 		v.val, v.known = old.val+v.val, old.known && v.known

@@ -19,15 +19,19 @@ func eRun(prog string, argv ...string) Effect {
 func eRunPath(prog, p string) Effect { return Effect{Kind: Run, Program: prog, Path: p} }
 func eDel(p string) Effect           { return Effect{Kind: Delete, Path: p} }
 func eDelR(p string) Effect          { return Effect{Kind: Delete, Path: p, Recursive: true} }
-func eRead(p string) Effect          { return Effect{Kind: Read, Path: p} }
-func eReadR(p string) Effect         { return Effect{Kind: Read, Path: p, Recursive: true} }
-func eWrite(p string) Effect         { return Effect{Kind: Write, Path: p} }
-func eWriteR(p string) Effect        { return Effect{Kind: Write, Path: p, Recursive: true} }
-func eAppend(p string) Effect        { return Effect{Kind: Write, Path: p, Append: true} }
-func eCreate(p string) Effect        { return Effect{Kind: Create, Path: p} }
-func eLink(p, dest string) Effect    { return Effect{Kind: Create, Path: p, Dest: dest} }
-func eMove(p, dest string) Effect    { return Effect{Kind: Move, Path: p, Dest: dest} }
-func eChmod(p, mode string) Effect   { return Effect{Kind: Chmod, Path: p, Detail: &Detail{Mode: mode}} }
+
+// eHiddenDel is a recursive delete by prog whose target is not known before
+// it runs (prog "": by any program).
+func eHiddenDel(prog string) Effect { return Effect{Kind: Unknown, Program: prog, Recursive: true} }
+func eRead(p string) Effect         { return Effect{Kind: Read, Path: p} }
+func eReadR(p string) Effect        { return Effect{Kind: Read, Path: p, Recursive: true} }
+func eWrite(p string) Effect        { return Effect{Kind: Write, Path: p} }
+func eWriteR(p string) Effect       { return Effect{Kind: Write, Path: p, Recursive: true} }
+func eAppend(p string) Effect       { return Effect{Kind: Write, Path: p, Append: true} }
+func eCreate(p string) Effect       { return Effect{Kind: Create, Path: p} }
+func eLink(p, dest string) Effect   { return Effect{Kind: Create, Path: p, Dest: dest} }
+func eMove(p, dest string) Effect   { return Effect{Kind: Move, Path: p, Dest: dest} }
+func eChmod(p, mode string) Effect  { return Effect{Kind: Chmod, Path: p, Detail: &Detail{Mode: mode}} }
 func eChmodR(p, mode string) Effect {
 	return Effect{Kind: Chmod, Path: p, Detail: &Detail{Mode: mode}, Recursive: true}
 }
@@ -88,6 +92,9 @@ func shEffectMatches(want, got Effect) bool {
 		if want.Recursive != got.Recursive {
 			return false
 		}
+	}
+	if want.Kind == Unknown && want.Recursive && !got.Recursive {
+		return false
 	}
 	if want.Kind == Write && want.Append != got.Append {
 		return false

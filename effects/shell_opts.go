@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"sync"
@@ -240,7 +241,18 @@ func shShortOpt(c byte) string {
 // not known gives an Unknown naming the program and the word.
 func (c *shCall) file(k Kind, w sword, fn func(*Effect)) {
 	if !w.known {
-		c.r.s.unknown(false, "%s: %s of a path not known statically: %s", c.prog, k, w.arg)
+		e := Effect{Kind: Unknown, Detail: &Detail{Reason: fmt.Sprintf("%s: %s of a path not known statically: %s", c.prog, k, w.arg)}}
+		if k == Delete {
+			probe := Effect{Kind: k, Recursive: w.tree}
+			if fn != nil {
+				fn(&probe)
+			}
+			if probe.Recursive && c.r.hiddenTarget(w) {
+				// a recursive delete of something nobody can name before it runs
+				e.Program, e.Recursive = c.prog, true
+			}
+		}
+		c.r.s.add(e)
 		return
 	}
 	if w.val == "" {

@@ -1369,6 +1369,9 @@ func hFind(c *shCall) *shStream {
 					ws[k] = w
 					if w.known && strings.Contains(w.val, "{}") && root.known {
 						ws[k] = sword{arg: w.arg, val: strings.ReplaceAll(w.val, "{}", root.val), known: true, tree: root.tree || !sel.notDir}
+					} else if w.known && w.val == "{}" && !sel.mindepth && len(sel.names) == 0 {
+						// the root itself, not known: {} names what it names
+						ws[k] = sword{arg: root.arg}
 					} else if w.known && strings.Contains(w.val, "{}") {
 						ws[k] = sword{arg: w.arg}
 					}
@@ -1377,6 +1380,11 @@ func hFind(c *shCall) *shStream {
 			}
 		case "-delete":
 			for _, root := range roots {
+				if !root.known && (sel.mindepth || len(sel.names) > 0) {
+					// what it selects under a root not known: not the root
+					c.r.s.unknown(false, "%s: %s of a path not known statically: %s", c.prog, Delete, root.arg)
+					continue
+				}
 				c.file(Delete, root, func(e *Effect) { e.Recursive = root.tree || !sel.notDir })
 			}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":

@@ -82,7 +82,8 @@ func TestGlobOverAHomeOnDisk(t *testing.T) {
 		`chmod -R 777 ~/*`:         "destructive_shell.recursive_perms_root",
 		`mv ~/* /tmp/away/`:        "destructive_shell.move_root_or_home",
 		`rm -rf /*`:                "destructive_shell.rm_root_or_home",
-		`rm -rf ~/src/*`:           "",
+		`rm -rf ~/src/*`:           "destructive_shell.rm_home_named_dirs", // every source tree of the home
+		`rm -rf ~/src/app/*`:       "",
 		`rm -f ~/notes.tx?`:        "",
 		`cd ~/src && rm -rf ./*.o`: "",
 	} {

@@ -90,7 +90,7 @@ func TestDataLossPackOnByDefault(t *testing.T) {
 		`psql -c "DROP TABLE users"`:                       "data_loss.database_drop",
 		"psql mydb <<'EOF'\ndrop database prod;\nEOF":      "data_loss.database_drop",
 		`mysql -e 'truncate table orders'`:                 "data_loss.database_drop",
-		`"redis-cli" -h cache.internal flushall`:           "data_loss.database_drop",
+		`"redis-cli" -h cache.internal flushall`:           "data_loss.remote_database_drop",
 		`/usr/bin/mongosh prod --eval 'db.dropDatabase()'`: "data_loss.database_drop",
 		"git push --force origin main":                     "data_loss.shared_history",
 		`"git" push -f`:                                    "data_loss.shared_history",
@@ -99,17 +99,17 @@ func TestDataLossPackOnByDefault(t *testing.T) {
 		"git push origin --delete main":                    "data_loss.shared_history",
 		"git push origin :release/1.2":                     "data_loss.shared_history",
 		"sh -c 'git push --force origin main'":             "data_loss.shared_history",
-		`redis-cli -hcache.internal FLUSHDB`:               "data_loss.database_drop",
-		`redis-cli -u redis://prod:6379 FLUSHALL`:          "data_loss.database_drop",
-		`valkey-cli --uri rediss://prod flushall`:          "data_loss.database_drop",
-		`ssh prod redis-cli FLUSHALL`:                      "data_loss.database_drop",
-		`echo FLUSHALL | redis-cli -h prod`:                "data_loss.database_drop",
+		`redis-cli -hcache.internal FLUSHDB`:               "data_loss.remote_database_drop",
+		`redis-cli -u redis://prod:6379 FLUSHALL`:          "data_loss.remote_database_drop",
+		`valkey-cli --uri rediss://prod flushall`:          "data_loss.remote_database_drop",
+		`ssh prod redis-cli FLUSHALL`:                      "data_loss.remote_database_drop",
+		"git filter-repo --path secrets --invert-paths":    "data_loss.version_history", // it drops the old history itself
+		`echo FLUSHALL | redis-cli -h prod`:                "data_loss.remote_database_drop",
 	}
 	allowed := []string{
 		"git push", "git push origin feature/x", "git push --force-with-lease origin feature/x",
 		"git push origin -d feature/x", `git commit -m "drop table users"`,
 		`grep -rn "DROP TABLE" migrations/`, `psql -h localhost -c "DROP TABLE users"`,
-		"git filter-repo --path secrets --invert-paths",
 		// redis-cli with no -h, -u or URL talks to this machine's server
 		`redis-cli -n 3 FLUSHDB`, `"redis-cli" -p 6380 flushall`, `echo FLUSHALL | redis-cli`,
 	}
