@@ -81,7 +81,7 @@ var sharedInfraHeld = map[string]string{
 	`az storage account update -n acct --allow-blob-public-access true`:                                                                "shared_infrastructure.public_exposure",
 	`aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 0.0.0.0/0`:                               "shared_infrastructure.public_exposure",
 	`gcloud compute firewall-rules create open --allow tcp:5432 --source-ranges=0.0.0.0/0`:                                             "shared_infrastructure.public_exposure",
-	`aws ec2 modify-snapshot-attribute --snapshot-id snap-1 --attribute createVolumePermission --operation-type add --group-names all`: "",
+	`aws ec2 modify-snapshot-attribute --snapshot-id snap-1 --attribute createVolumePermission --operation-type add --group-names all`: "shared_infrastructure.public_exposure",
 	`gh repo edit acme/internal --visibility public --accept-visibility-change-consequences`:                                           "shared_infrastructure.public_exposure",
 	// remote repositories and releases
 	`gh repo delete acme/app --yes`:          "shared_infrastructure.remote_repository_delete",
@@ -192,9 +192,6 @@ var sharedInfraAllowed = []string{
 func TestSharedInfrastructureDefault(t *testing.T) {
 	var cases []packCase
 	for cmd, rule := range sharedInfraHeld {
-		if rule == "" {
-			continue
-		}
 		cases = append(cases, packCase{"stop " + cmd, inHomeCwd(cmd), rule})
 	}
 	for _, cmd := range sharedInfraAllowed {
