@@ -17,16 +17,13 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 		"kubectl -n prod delete deploy web":             "cluster_delete",
 		"kubectl drain node-1 --force":                  "cluster_delete",
 		"kubectl drain node-1 --delete-emptydir-data":   "cluster_delete",
-		"aws s3api delete-bucket --bucket b":            "cloud_delete",
-		"az storage container delete -n web":            "cloud_delete",
-		"vgremove vg0":                                  "cloud_delete",
+		"vgremove vg0":                                  "volume_delete",
+		"docker volume rm pgdata":                       "volume_delete",
+		"kubectl apply -k k8s/overlays/dev":             "deploy",
+		"helm upgrade --install web charts/web -n dev":  "deploy",
+		"gcloud run deploy web --image x":               "deploy",
 		"helm uninstall web":                            "cluster_delete",
 		"git filter-repo --path secrets --invert-paths": "git_history",
-		"npm publish":                                   "publish",
-		"/usr/bin/npm publish --access public":          "publish",
-		"cargo publish":                                 "publish",
-		"python3 -m twine upload dist/*":                "publish",
-		"gh release create v1.2.0":                      "publish",
 	}
 	allowed := []string{
 		"terraform plan",
@@ -40,10 +37,9 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 		// help, dry runs and single records (issue 26, tldr-pages)
 		"kubectl drain node-1", "kubectl drain node-1 --ignore-daemonsets",
 		"kubectl delete -f app.yaml --dry-run=client", "pulumi up -h", "terraform apply -help",
-		"npm publish --dry-run", "cargo publish -n", "poetry publish --dry-run",
-		"aws sqs delete-message --queue-url https://sqs.x/q --receipt-handle r",
-		"aws dynamodb delete-item --table-name t --key '{}'", "az storage blob delete -c web -n b",
-		"aws ses delete-receipt-rule --rule-set-name s --rule-name r --generate-cli-skeleton", "vgremove -h",
+		"vgremove -h", "kubectl apply -f app.yaml --dry-run=server", "helm upgrade web charts/web --dry-run",
+		// what moved to shared_infrastructure (on by default) is not this pack's
+		"npm publish", "aws s3api delete-bucket --bucket b", "gh release create v1.2.0",
 	}
 	var cases []packCase
 	for cmd, rule := range held {
@@ -56,13 +52,13 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 }
 
 // TestApprovalsPackOffByDefault: the default packs let a terraform apply,
-// a history rewrite and a publish through; one option turns the pack on and
+// a history rewrite and a deploy through; one option turns the pack on and
 // each is held again.
 func TestApprovalsPackOffByDefault(t *testing.T) {
 	cmds := map[string]string{
 		"terraform apply": "approvals.infrastructure_change",
 		"git filter-branch --tree-filter 'rm -f x' HEAD": "approvals.git_history",
-		"npm publish": "approvals.publish",
+		"kubectl apply -f k8s/":                          "approvals.deploy",
 	}
 	def, err := Compile(Options{})
 	if err != nil {

@@ -127,7 +127,7 @@ func TestPacksCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(def.Packs(), ","); got != "credentials,data_loss,defense_evasion,destructive_shell,exfiltration,opaque_code,persistence,privilege,process_control,remote_shell,secrets,self_protection,system_integrity,untrusted_code" {
+	if got := strings.Join(def.Packs(), ","); got != "credentials,data_loss,defense_evasion,destructive_shell,exfiltration,opaque_code,persistence,privilege,process_control,remote_shell,secrets,self_protection,shared_infrastructure,system_integrity,untrusted_code" {
 		t.Fatalf("default packs %s", got)
 	}
 }

@@ -85,9 +85,10 @@ func TestServeWithNoConfig(t *testing.T) {
 		t.Fatalf("private key: %d %s", code, out)
 	}
 
-	// The approvals pack is off by default: a cluster deletion is allowed.
-	if out, code := run("send", "--connect", connect, "pre_action", `{"tool_name":"bash","arguments":{"command":"kubectl delete namespace staging"}}`); code != 0 {
-		t.Fatalf("kubectl delete with the default packs: %d %s", code, out)
+	// The approvals pack (change management) is off by default: a deploy is
+	// allowed (deleting a namespace is shared_infrastructure's, on).
+	if out, code := run("send", "--connect", connect, "pre_action", `{"tool_name":"bash","arguments":{"command":"kubectl apply -f k8s/staging/"}}`); code != 0 {
+		t.Fatalf("kubectl apply with the default packs: %d %s", code, out)
 	}
 
 	// An escalation that waits for a human (the README's: a default pack's).
