@@ -38,6 +38,7 @@ func TestApprovalsPackOverEffects(t *testing.T) {
 		"kubectl drain node-1", "kubectl drain node-1 --ignore-daemonsets",
 		"kubectl delete -f app.yaml --dry-run=client", "pulumi up -h", "terraform apply -help",
 		"vgremove -h", "kubectl apply -f app.yaml --dry-run=server", "helm upgrade web charts/web --dry-run",
+		"sudo zfs destroy -nv tank/home@2026-01-01", "zpool destroy -n tank", // zfs and zpool: -n is a dry run
 		// what moved to shared_infrastructure (on by default) is not this pack's
 		"npm publish", "aws s3api delete-bucket --bucket b", "gh release create v1.2.0",
 	}
