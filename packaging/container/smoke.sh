@@ -172,18 +172,15 @@ done
 "${as[@]}" env -i "${envv[@]}" "${probe[@]}"
 "${as[@]}" env -i "${envv[@]}" "${probe[@]}" --ready
 send=("${as[@]}" env -i "${envv[@]}" "$root/usr/local/bin/ahp" send --connect "unix:$sock")
-rc=0
-"${send[@]}" pre_action '{"tool_name":"bash","arguments":{"command":"rm -rf /"}}' >/dev/null || rc=$?
-[ "$rc" = 2 ] || fail "rm -rf /: exit $rc, want 2 (blocked)"
-rc=0
-"${send[@]}" pre_action '{"tool_name":"bash","arguments":{"command":"ls"}}' >/dev/null || rc=$?
-[ "$rc" = 0 ] || fail "ls: exit $rc, want 0 (allowed)"
-rc=0
-"${send[@]}" pre_action "$py_rsh" >/dev/null || rc=$?
-[ "$rc" = 2 ] || fail "a Python reverse shell: exit $rc, want 2 (blocked)"
-rc=0
-"${send[@]}" pre_action "$py_ok" >/dev/null || rc=$?
-[ "$rc" = 0 ] || fail "python3 -c 'print(1+1)': exit $rc, want 0 (allowed)"
+want_exit() { # want_exit RC WHAT PAYLOAD: ahp send of PAYLOAD exits RC
+	local rc=0
+	"${send[@]}" pre_action "$3" >/dev/null || rc=$?
+	[ "$rc" = "$1" ] || fail "$2: exit $rc, want $1"
+}
+want_exit 2 "rm -rf / (blocked)" '{"tool_name":"bash","arguments":{"command":"rm -rf /"}}'
+want_exit 0 "ls (allowed)" '{"tool_name":"bash","arguments":{"command":"ls"}}'
+want_exit 2 "a Python reverse shell (blocked)" "$py_rsh"
+want_exit 0 "python3 -c 'print(1+1)' (allowed)" "$py_ok"
 owner=$(stat -c %u "$root/var/lib/ahp/ahp.db")
 [ "$(id -u)" != 0 ] || [ "$owner" = "$uid" ] || fail "ahp.db is owned by uid $owner, want $uid"
 kill -TERM "$pid"
