@@ -59,7 +59,7 @@ func FuzzShellDifferential(f *testing.F) {
 	}
 	ctx := Context{Cwd: "/work/proj", Home: "/home/ann", User: "ann"}
 	f.Fuzz(func(t *testing.T, x string) {
-		if !utf8.ValidString(x) || strings.ContainsRune(x, 0) || strings.Contains(x, "$0") || strings.Contains(x, "${0") || len(x) > 4096 {
+		if !utf8.ValidString(x) || strings.ContainsRune(x, 0) || strings.Contains(x, "$0") || strings.Contains(x, "${0") || strings.Contains(x, "${#0") || strings.Contains(x, "${!0") || len(x) > 4096 {
 			return // $0 names the shell; NUL cannot be in an argument; the parser refuses invalid UTF-8
 		}
 		if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") {
