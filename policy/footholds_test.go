@@ -106,13 +106,7 @@ func TestFootholds(t *testing.T) {
 		`echo '/work/proj/src' > .venv/lib/python3.12/site-packages/proj.pth`, `ln -s ~/.cargo/bin/rg ~/.cargo/bin/ripgrep`,
 		`echo x > ~/.cargo/bin/mytool`,
 	}
-	var cases []packCase
-	for cmd, rule := range stopped {
-		cases = append(cases, packCase{"stop " + cmd, inCwd(cmd), rule})
-	}
-	for _, cmd := range allowed {
-		cases = append(cases, packCase{"allow " + cmd, inCwd(cmd), ""})
-	}
+	cases := stopAllowCases(stopped, allowed, inCwd)
 	w := func(p, content string) *Input {
 		return toolCall("Write", map[string]any{"file_path": p, "content": content})
 	}

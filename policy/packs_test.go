@@ -15,6 +15,19 @@ type packCase struct {
 	rule string // "" means the pack must not match
 }
 
+// stopAllowCases makes the cases of commands each stopped by its rule and
+// of commands no rule of the pack may match, each read by read.
+func stopAllowCases(stopped map[string]string, allowed []string, read func(string) *Input) []packCase {
+	var cases []packCase
+	for cmd, rule := range stopped {
+		cases = append(cases, packCase{"stop " + cmd, read(cmd), rule})
+	}
+	for _, cmd := range allowed {
+		cases = append(cases, packCase{"allow " + cmd, read(cmd), ""})
+	}
+	return cases
+}
+
 func runPackCases(t *testing.T, opts Options, cases []packCase) {
 	t.Helper()
 	set, err := Compile(opts)

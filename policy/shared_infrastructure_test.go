@@ -190,13 +190,7 @@ var sharedInfraAllowed = []string{
 // option), each example of issue 35's shared infrastructure and uploads is
 // stopped by its rule, and the ordinary work next to it is let through.
 func TestSharedInfrastructureDefault(t *testing.T) {
-	var cases []packCase
-	for cmd, rule := range sharedInfraHeld {
-		cases = append(cases, packCase{"stop " + cmd, inHomeCwd(cmd), rule})
-	}
-	for _, cmd := range sharedInfraAllowed {
-		cases = append(cases, packCase{"allow " + cmd, inHomeCwd(cmd), ""})
-	}
+	cases := stopAllowCases(sharedInfraHeld, sharedInfraAllowed, inHomeCwd)
 	runPackCases(t, Options{Agent: effects.Context{Home: "/home/ann"}}, cases)
 }
 

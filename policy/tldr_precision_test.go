@@ -98,12 +98,6 @@ func TestTldrPrecision(t *testing.T) {
 		`eval "$(cs java --disable)"`, `eval "$(cs java --jvm 17 --env)"`, `eval "$(direnv export bash)"`, `eval "$(/usr/bin/direnv export bash)"`,
 		`ssh-copy-id -i ~/.ssh/id_ed25519.pub alice@example.com`, `ssh-copy-id -i/home/ann/.ssh/id_rsa.pub alice@h`, `ssh-copy-id alice@h`,
 	}
-	var cases []packCase
-	for cmd, rule := range stopped {
-		cases = append(cases, packCase{"stop " + cmd, inCwd(cmd), rule})
-	}
-	for _, cmd := range allowed {
-		cases = append(cases, packCase{"allow " + cmd, inCwd(cmd), ""})
-	}
+	cases := stopAllowCases(stopped, allowed, inCwd)
 	runPackCases(t, Options{Agent: effects.Context{Home: "/home/ann"}}, cases)
 }
